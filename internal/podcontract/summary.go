@@ -1,0 +1,52 @@
+package podcontract
+
+import "time"
+
+// Reasons a stage reports in its summary. They match the trial failure reasons of the API.
+const (
+	ReasonAgentTimeout     = "AgentTimeout"
+	ReasonAgentFailed      = "AgentFailed"
+	ReasonPatchApplyFailed = "PatchApplyFailed"
+	ReasonVerifierTimeout  = "VerifierTimeout"
+	ReasonRewardMissing    = "RewardMissing"
+	ReasonGraderFailed     = "GraderFailed"
+	// ReasonCollectorInterrupted: the collector got SIGTERM before the main container wrote
+	// done, and reported whatever was there.
+	ReasonCollectorInterrupted = "CollectorInterrupted"
+)
+
+// Summary is the collector's termination message: at most MaxSummaryBytes of JSON.
+type Summary struct {
+	Stage Stage `json:"stage"`
+	// StreamID identifies this Pod's record stream; the decoder rejects records of any other.
+	StreamID string `json:"streamID"`
+	// Done is false when the collector was interrupted before the stage wrote done.
+	Done     bool   `json:"done"`
+	ExitCode int    `json:"exitCode"`
+	Reason   string `json:"reason,omitempty"`
+	Message  string `json:"message,omitempty"`
+	// Rewards are the verifier's numbers, when it produced a valid reward file.
+	Rewards    map[string]float64 `json:"rewards,omitempty"`
+	StartedAt  *time.Time         `json:"startedAt,omitempty"`
+	FinishedAt *time.Time         `json:"finishedAt,omitempty"`
+	// Outputs describe every record on the stream, in stream order.
+	Outputs []Output `json:"outputs,omitempty"`
+	// Streamed says the outputs were written to the collector's stdout and must be read from
+	// its log; when false, every output is small enough to ride Inline.
+	Streamed bool `json:"streamed"`
+}
+
+// Output describes one collected file.
+type Output struct {
+	// Name is the record name: an Artifact key, "agent.log", "reward.json", "eval.json", ...
+	Name string `json:"name"`
+	// Size is the uncompressed size sent; OriginalSize the file's size before truncation.
+	Size         int64  `json:"size"`
+	OriginalSize int64  `json:"originalSize,omitempty"`
+	SHA256       string `json:"sha256"`
+	Truncated    bool   `json:"truncated,omitempty"`
+	// Missing is set when a declared output did not exist.
+	Missing bool `json:"missing,omitempty"`
+	// Inline holds small outputs (base64 in JSON) so that no log read is needed.
+	Inline []byte `json:"inline,omitempty"`
+}
