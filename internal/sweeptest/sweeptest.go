@@ -1,0 +1,93 @@
+// Package sweeptest holds helpers for tests that drive real programs (git, pytest, go) in
+// temporary directories.
+package sweeptest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Pytest returns the path of Debian's pytest, failing the test when it is not installed.
+func Pytest(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"pytest-3", "pytest"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("pytest not found: install python3-pytest (apt-get install -y python3-pytest)")
+	return ""
+}
+
+// Git returns the path of git, failing the test when it is not installed.
+func Git(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal("git not found: install git")
+	}
+	return p
+}
+
+// WriteFiles writes files (path relative to dir → content) under dir.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Run runs name with args in dir and returns its merged output, failing the test on error.
+func Run(t testing.TB, dir, name string, args ...string) string {
+	t.Helper()
+	out, err := Output(dir, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// Output runs name with args in dir and returns its merged output and error.
+func Output(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// GitRepo creates a git repository in a new temp dir with files committed and tagged tag.
+func GitRepo(t testing.TB, files map[string]string, tag string) string {
+	t.Helper()
+	Git(t)
+	dir := t.TempDir()
+	WriteFiles(t, dir, files)
+	Run(t, dir, "git", "init", "-q", "-b", "main")
+	Run(t, dir, "git", "add", "-A")
+	Run(t, dir, "git", "commit", "-q", "-m", "base")
+	if tag != "" {
+		Run(t, dir, "git", "tag", tag)
+	}
+	return dir
+}
+
+// Diff returns the binary diff of dir's working tree (new files included) against ref, and
+// leaves the tree at ref. It is how tests make patches from edited trees.
+func Diff(t testing.TB, dir, ref string) string {
+	t.Helper()
+	Run(t, dir, "git", "add", "-A")
+	d := Run(t, dir, "git", "diff", "--cached", "--binary", ref)
+	Run(t, dir, "git", "reset", "-q", "--hard", ref)
+	Run(t, dir, "git", "clean", "-qfd")
+	return d
+}
