@@ -1,0 +1,169 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TaskSelection picks task ConfigMaps (labelled eval.sweep.dev/task) in the SweepRun's namespace.
+// +kubebuilder:validation:XValidation:rule="has(self.names) || has(self.selector)",message="select tasks by names, by selector, or both"
+type TaskSelection struct {
+	// Names are task names (the eval.sweep.dev/task label value).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=10000
+	// +kubebuilder:validation:items:MaxLength=63
+	Names []string `json:"names,omitempty"`
+	// Selector is a label selector over task ConfigMaps.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	// Bugs restricts grading to these bug ids, per task name.
+	// +optional
+	Bugs map[string][]string `json:"bugs,omitempty"`
+}
+
+// SweepRunSpec is one campaign.
+// +kubebuilder:validation:XValidation:rule="self.tasks == oldSelf.tasks",message="spec.tasks is immutable: create a new SweepRun to change the task selection"
+// +kubebuilder:validation:XValidation:rule="self.agent == oldSelf.agent",message="spec.agent is immutable: create a new SweepRun to change the agent"
+// +kubebuilder:validation:XValidation:rule="self.attempts == oldSelf.attempts",message="spec.attempts is immutable: create a new SweepRun to change the attempts"
+// +kubebuilder:validation:XValidation:rule="has(self.timeouts) == has(oldSelf.timeouts) && (!has(self.timeouts) || self.timeouts == oldSelf.timeouts)",message="spec.timeouts is immutable: create a new SweepRun to change the timeouts"
+// +kubebuilder:validation:XValidation:rule="has(self.resources) == has(oldSelf.resources) && (!has(self.resources) || self.resources == oldSelf.resources)",message="spec.resources is immutable: create a new SweepRun to change the resources"
+type SweepRunSpec struct {
+	Tasks TaskSelection `json:"tasks"`
+	Agent AgentSpec     `json:"agent"`
+	// Attempts is the number of trials per task.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	Attempts int32 `json:"attempts"`
+	// Parallelism is the most unfinished trials at once.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	// +optional
+	Parallelism int32 `json:"parallelism"`
+	// +kubebuilder:default={}
+	// +optional
+	RetryPolicy RetryPolicy `json:"retryPolicy"`
+	// +optional
+	Timeouts *TimeoutPolicy `json:"timeouts,omitempty"`
+	// +optional
+	Resources *ResourcePolicy `json:"resources,omitempty"`
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
+	// QueueName is the Kueue LocalQueue the trial Jobs are submitted to.
+	// +optional
+	QueueName string `json:"queueName,omitempty"`
+	// Suspend stops creating trials; running trials finish.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+	// TTLSecondsAfterFinished deletes the SweepRun (and its trials) this long after it finished.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// Condition types of a SweepRun.
+const (
+	SweepRunComplete    = "Complete"
+	SweepRunFailed      = "Failed"
+	SweepRunSuspended   = "Suspended"
+	SweepRunProgressing = "Progressing"
+)
+
+// SweepRunPhase summarises the conditions for printing.
+// +kubebuilder:validation:Enum=Pending;Running;Suspended;Succeeded;Failed
+type SweepRunPhase string
+
+const (
+	SweepRunPending   SweepRunPhase = "Pending"
+	SweepRunRunning   SweepRunPhase = "Running"
+	SweepRunSuspend   SweepRunPhase = "Suspended"
+	SweepRunSucceeded SweepRunPhase = "Succeeded"
+	SweepRunFailedPh  SweepRunPhase = "Failed"
+)
+
+// TrialCounts counts a campaign's trials by phase.
+type TrialCounts struct {
+	// Total is tasks × attempts, known once the tasks are selected.
+	Total     int32 `json:"total"`
+	Created   int32 `json:"created"`
+	Pending   int32 `json:"pending"`
+	Running   int32 `json:"running"`
+	Verifying int32 `json:"verifying"`
+	Succeeded int32 `json:"succeeded"`
+	Failed    int32 `json:"failed"`
+	Error     int32 `json:"error"`
+}
+
+// SweepRunStatus holds counters and aggregates only: never one entry per trial.
+type SweepRunStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// +optional
+	Phase SweepRunPhase `json:"phase,omitempty"`
+	// Progress is "finished/total" trials, for printing.
+	// +optional
+	Progress string `json:"progress,omitempty"`
+	// +optional
+	Tasks int32 `json:"tasks,omitempty"`
+	// +optional
+	Trials TrialCounts `json:"trials,omitempty"`
+	// GradedTrials were scored; EvaluationFailures ended without a measurement.
+	// +optional
+	GradedTrials int32 `json:"gradedTrials,omitempty"`
+	// +optional
+	EvaluationFailures int32 `json:"evaluationFailures,omitempty"`
+	// BugsTotal is Σ bugs over graded tasks; BugsResolved Σ over tasks of the mean resolved
+	// bugs over the task's trials, regressions counted as 0 (fixed precision).
+	// +optional
+	BugsTotal int32 `json:"bugsTotal,omitempty"`
+	// +optional
+	BugsResolved string `json:"bugsResolved,omitempty"`
+	// Score is SWE-sweep's micro-average: BugsResolved / BugsTotal.
+	// +optional
+	Score string `json:"score,omitempty"`
+	// +optional
+	ScoreIgnoringRegressions string `json:"scoreIgnoringRegressions,omitempty"`
+	// +optional
+	MeanReward string `json:"meanReward,omitempty"`
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+}
+
+// SweepRun is a campaign: tasks × attempts of one agent.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=sweep;sr,categories=sweep
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Score",type=string,JSONPath=`.status.score`
+// +kubebuilder:printcolumn:name="Resolved",type=string,JSONPath=`.status.bugsResolved`
+// +kubebuilder:printcolumn:name="Bugs",type=integer,JSONPath=`.status.bugsTotal`,priority=1
+// +kubebuilder:printcolumn:name="Failures",type=integer,JSONPath=`.status.evaluationFailures`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type SweepRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   SweepRunSpec   `json:"spec"`
+	Status SweepRunStatus `json:"status,omitempty"`
+}
+
+// SweepRunList is a list of SweepRuns.
+// +kubebuilder:object:root=true
+type SweepRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SweepRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SweepRun{}, &SweepRunList{})
+}

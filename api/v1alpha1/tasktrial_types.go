@@ -1,0 +1,208 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TrialImages are the two images of a task.
+type TrialImages struct {
+	// Agent is the task environment the agent works in.
+	// +kubebuilder:validation:MinLength=1
+	Agent string `json:"agent"`
+	// Verifier holds the hidden tests.
+	// +kubebuilder:validation:MinLength=1
+	Verifier string `json:"verifier"`
+}
+
+// TaskTrialSpec is an immutable, self-contained snapshot: a trial can be re-run or regraded
+// from it alone.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="TaskTrial spec is immutable: delete the trial and create a new one"
+type TaskTrialSpec struct {
+	// SweepRun is the campaign that created the trial, if any.
+	// +optional
+	SweepRun string `json:"sweepRun,omitempty"`
+	// Task is the task name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Task string `json:"task"`
+	// Attempt numbers the trials of one task in a campaign, from 1.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=1
+	// +optional
+	Attempt int32 `json:"attempt"`
+	Images  TrialImages `json:"images"`
+	// Definition is the task's task.toml, verbatim: workdir, resources, timeouts, network
+	// modes, collect hooks and artifact paths are read from it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=262144
+	Definition string `json:"definition"`
+	// InstructionConfigMap holds instruction.md, mounted into the agent container.
+	// +optional
+	InstructionConfigMap string `json:"instructionConfigMap,omitempty"`
+	// SolutionConfigMap holds the task's solution; mounted only into oracle trials.
+	// +optional
+	SolutionConfigMap string `json:"solutionConfigMap,omitempty"`
+	// Grader is a built-in grader in the verifier (swesweep, swebench); empty runs /tests/test.sh.
+	// +kubebuilder:validation:Enum="";swesweep;swebench
+	// +optional
+	Grader string    `json:"grader,omitempty"`
+	Agent  AgentSpec `json:"agent"`
+	// Bugs restricts grading to these bug ids; empty grades all.
+	// +optional
+	// +listType=set
+	Bugs []string `json:"bugs,omitempty"`
+	// BugsTotal is the task's bug count before a verifier reports n_subtasks.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	BugsTotal int32 `json:"bugsTotal,omitempty"`
+	// +kubebuilder:default={}
+	// +optional
+	RetryPolicy RetryPolicy `json:"retryPolicy"`
+	// +optional
+	Timeouts *TimeoutPolicy `json:"timeouts,omitempty"`
+	// +optional
+	Resources *ResourcePolicy `json:"resources,omitempty"`
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
+	// +optional
+	QueueName string `json:"queueName,omitempty"`
+}
+
+// TrialPhase is where a trial is.
+// +kubebuilder:validation:Enum=Pending;AgentRunning;Verifying;Succeeded;Failed;Error
+type TrialPhase string
+
+const (
+	TrialPending      TrialPhase = "Pending"
+	TrialAgentRunning TrialPhase = "AgentRunning"
+	TrialVerifying    TrialPhase = "Verifying"
+	// TrialSucceeded: graded; the score counts.
+	TrialSucceeded TrialPhase = "Succeeded"
+	// TrialFailed: the verifier produced no measurement; excluded from the score.
+	TrialFailed TrialPhase = "Failed"
+	// TrialError: infrastructure retries exhausted or invalid input; never scored.
+	TrialError TrialPhase = "Error"
+)
+
+// Finished reports whether the phase is terminal.
+func (p TrialPhase) Finished() bool {
+	return p == TrialSucceeded || p == TrialFailed || p == TrialError
+}
+
+// Condition types of a TaskTrial.
+const (
+	TrialAgentCompleted = "AgentCompleted"
+	TrialVerified       = "Verified"
+	TrialComplete       = "Complete"
+)
+
+// StageStatus records one stage's current Job.
+type StageStatus struct {
+	JobName string `json:"jobName"`
+	// Run numbers the Jobs of this stage (retries create a new Job).
+	Run int32 `json:"run"`
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// +optional
+	ExitCode *int32 `json:"exitCode,omitempty"`
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// PatchStatus describes the patch the agent stage produced.
+type PatchStatus struct {
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+	// +optional
+	FilesChanged int32 `json:"filesChanged,omitempty"`
+	// SecretName stores the harvested artifacts for the verifier.
+	SecretName string `json:"secretName"`
+}
+
+// TaskTrialStatus is the trial's observed state.
+type TaskTrialStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	Phase TrialPhase `json:"phase,omitempty"`
+	// Reason is the one reason the trial ended with (DESIGN section 6), or why it is waiting.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// +optional
+	Agent *StageStatus `json:"agent,omitempty"`
+	// +optional
+	Verifier *StageStatus `json:"verifier,omitempty"`
+	// +optional
+	Patch *PatchStatus `json:"patch,omitempty"`
+	// Rewards are the verifier's numbers with fixed precision.
+	// +optional
+	Rewards map[string]string `json:"rewards,omitempty"`
+	// +optional
+	Score string `json:"score,omitempty"`
+	// +optional
+	BugsTotal int32 `json:"bugsTotal,omitempty"`
+	// +optional
+	BugsResolved int32 `json:"bugsResolved,omitempty"`
+	// Regressed: a visible test that passed at the base no longer passes (score 0).
+	// +optional
+	Regressed bool `json:"regressed,omitempty"`
+	// GraderFailed: the grader crashed; the trial is not measured.
+	// +optional
+	GraderFailed bool `json:"graderFailed,omitempty"`
+	// InfrastructureRetries used so far.
+	// +optional
+	InfrastructureRetries int32 `json:"infrastructureRetries,omitempty"`
+	// VerifierRetries used so far.
+	// +optional
+	VerifierRetries int32 `json:"verifierRetries,omitempty"`
+	// RetryAfter holds the next attempt back until this time.
+	// +optional
+	RetryAfter *metav1.Time `json:"retryAfter,omitempty"`
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+}
+
+// TaskTrial is one task × one attempt.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=trial;tt,categories=sweep
+// +kubebuilder:printcolumn:name="Task",type=string,JSONPath=`.spec.task`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Score",type=string,JSONPath=`.status.score`
+// +kubebuilder:printcolumn:name="Bugs",type=integer,JSONPath=`.status.bugsResolved`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`
+// +kubebuilder:printcolumn:name="Attempt",type=integer,JSONPath=`.spec.attempt`,priority=1
+// +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.bugsTotal`,priority=1
+// +kubebuilder:printcolumn:name="Patch",type=integer,JSONPath=`.status.patch.bytes`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type TaskTrial struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   TaskTrialSpec   `json:"spec"`
+	Status TaskTrialStatus `json:"status,omitempty"`
+}
+
+// TaskTrialList is a list of TaskTrials.
+// +kubebuilder:object:root=true
+type TaskTrialList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []TaskTrial `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&TaskTrial{}, &TaskTrialList{})
+}
