@@ -1,0 +1,56 @@
+package podcontract
+
+import "regexp"
+
+// DefaultLimits are the limits used when a StageSpec sets none. The kubelet rotates a
+// container's log at 10 MiB by default (containerLogMaxSize) and the API then serves only the
+// newest file, so the whole encoded stream must stay below that.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxRecordBytes: 16 << 20,
+		MaxStreamBytes: 8 << 20,
+		MaxLogBytes:    8 << 20,
+	}
+}
+
+// WithDefaults fills the unset (zero or negative) fields of l from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxRecordBytes <= 0 {
+		l.MaxRecordBytes = d.MaxRecordBytes
+	}
+	if l.MaxStreamBytes <= 0 {
+		l.MaxStreamBytes = d.MaxStreamBytes
+	}
+	if l.MaxLogBytes <= 0 {
+		l.MaxLogBytes = d.MaxLogBytes
+	}
+	return l
+}
+
+// Record names besides the artifact keys.
+const (
+	RecordAgentLog   = "agent.log"
+	RecordTestStdout = "test-stdout.txt"
+	RecordReward     = "reward.json"
+	RecordEval       = "eval.json"
+	// PatchKey is the artifact key of PatchPath.
+	PatchKey = "model.patch"
+)
+
+// Files the stages write in their log directories.
+const (
+	AgentLogPath   = AgentLogDir + "/" + RecordAgentLog
+	TestStdoutPath = VerifierLogDir + "/" + RecordTestStdout
+	RewardJSONPath = VerifierLogDir + "/reward.json"
+	RewardTextPath = VerifierLogDir + "/reward.txt"
+	EvalJSONPath   = VerifierLogDir + "/eval.json"
+)
+
+// validName is a Secret data key, so that every record can also be stored in one.
+var validName = regexp.MustCompile(`^[-._a-zA-Z0-9]{1,253}$`)
+
+// ValidRecordName reports whether name can name a record (and a Secret key).
+func ValidRecordName(name string) bool {
+	return validName.MatchString(name) && name != "." && name != ".."
+}
