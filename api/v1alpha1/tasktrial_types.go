@@ -29,7 +29,7 @@ type TaskTrialSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:default=1
 	// +optional
-	Attempt int32 `json:"attempt"`
+	Attempt int32       `json:"attempt"`
 	Images  TrialImages `json:"images"`
 	// Definition is the task's task.toml, verbatim: workdir, resources, timeouts, network
 	// modes, collect hooks and artifact paths are read from it.
