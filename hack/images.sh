@@ -38,14 +38,16 @@ mkimage() {
 
 # emit NAME OUTTAR REF-FILE mkimage-args...: writes OUTTAR as localhost/sweep/NAME:c-<digest>;
 # with REGISTRY set, also pushes the same image (same content-derived tag) as $REGISTRY/NAME.
+# EMIT_REF (or TASK_AGENT_REF / TASK_VERIFIER_REF for task images) gives an explicit reference.
 emit() {
   local name=$1 out=$2 reffile=$3; shift 3
-  local ref
-  ref=$(mkimage "$@" -ref "localhost/sweep/$name:auto" -o "$out" -ref-file "$reffile")
+  local ref want=${EMIT_REF:-}
+  ref=$(mkimage "$@" -ref "${want:-localhost/sweep/$name:auto}" -o "$out" -ref-file "$reffile")
   say "$ref  -> ${out#$root/}"
   if [ -n "${REGISTRY:-}" ]; then
     local flags=(); [ -n "${REGISTRY_INSECURE:-}" ] && flags=(-insecure)
-    ref=$(mkimage -base-image "$out" -ref "$prefix/$name:auto" -push "${flags[@]}" -ref-file "$reffile")
+    [ -n "$want" ] && case "$want" in "$prefix"/*) ;; *) want=$prefix/${want##*/};; esac
+    ref=$(mkimage -base-image "$out" -ref "${want:-$prefix/$name:auto}" -push "${flags[@]}" -ref-file "$reffile")
     say "$ref  (pushed)"
   fi
 }
@@ -120,7 +122,8 @@ image_python_base() {
 #   agent image    = python-base + REPO_DIR at WORKDIR, a git repository whose base commit is
 #                    tagged `baseline` (an existing .git is kept and its HEAD tagged)
 #   verifier image = agent image + TESTS_DIR at /tests
-# TASK_CHOWN=UID:GID sets the owner of the repository files (default 0:0).
+# TASK_CHOWN=UID:GID sets the owner of the repository files (default 0:0); TASK_AGENT_REF and
+# TASK_VERIFIER_REF set explicit references (e.g. the ones `sweep tasks bundle` wrote).
 task_images() {
   local name=$1 repo=$2 tests=$3 workdir=$4
   [ -d "$repo" ] || { echo "task $name: repository dir $repo not found" >&2; exit 1; }
@@ -139,11 +142,14 @@ task_images() {
     "${g[@]}" commit -q --allow-empty -m "baseline"
   fi
   "${g[@]}" rev-parse -q --verify refs/tags/baseline >/dev/null || "${g[@]}" tag baseline
-  emit "$name-agent" "$out/agent.tar" "$out/agent.ref" \
+  # The index records inodes and change times; rebuilt from the tree its stat data is zero, so the
+  # same content gives the same layer and tag (git refreshes it on the first status).
+  rm -f "$stage/.git/index"; "${g[@]}" read-tree HEAD
+  EMIT_REF=${TASK_AGENT_REF:-} emit "$name-agent" "$out/agent.tar" "$out/agent.ref" \
     -base-image "$cache/python-base.tar" -layer "$stage:$workdir" -chown "${TASK_CHOWN:-0:0}" \
     -workdir "$workdir" -label eval.sweep.dev/task="$name"
   rm -rf "$stage"
-  emit "$name-verifier" "$out/verifier.tar" "$out/verifier.ref" \
+  EMIT_REF=${TASK_VERIFIER_REF:-} emit "$name-verifier" "$out/verifier.tar" "$out/verifier.ref" \
     -base-image "$out/agent.tar" -layer "$tests:/tests" -label eval.sweep.dev/task="$name"
 }
 
