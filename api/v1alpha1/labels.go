@@ -7,6 +7,8 @@ const (
 	LabelTrial    = "eval.sweep.dev/trial"
 	LabelStage    = "eval.sweep.dev/stage"
 	LabelAttempt  = "eval.sweep.dev/attempt"
+	// LabelRun numbers the Jobs of one stage of a trial (a retry is a new run).
+	LabelRun = "eval.sweep.dev/run"
 	// LabelSolution marks the ConfigMap holding a task's solution (mounted into oracle trials).
 	LabelSolution = "eval.sweep.dev/solution"
 

@@ -1,0 +1,133 @@
+package podbuild
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+)
+
+// Container names of a trial Pod.
+const (
+	InstallContainer   = "sweep-install"
+	BundleContainer    = "agent-bundle"
+	CollectorContainer = "collector"
+)
+
+// MainContainer is the main container's name for a stage: "agent" or "verifier".
+func MainContainer(stage podcontract.Stage) string { return string(stage) }
+
+// QueueLabel submits a Job to a Kueue LocalQueue.
+const QueueLabel = "kueue.x-k8s.io/queue-name"
+
+// StartAllowanceSeconds is added to a stage's own timeouts in activeDeadlineSeconds: time to
+// schedule, pull and start the Pod, and to collect and report afterwards.
+const StartAllowanceSeconds = 600
+
+// InputSecretName holds the stage specs; ArtifactSecretName the harvested artifacts.
+func InputSecretName(trial string) string    { return trial + "-input" }
+func ArtifactSecretName(trial string) string { return trial + "-artifacts" }
+
+// JobName is `<trial>-agent-<run>` or `<trial>-verify-<run>`.
+func JobName(trial string, stage podcontract.Stage, run int32) string {
+	word := "agent"
+	if stage == podcontract.StageVerifier {
+		word = "verify"
+	}
+	return fmt.Sprintf("%s-%s-%d", trial, word, run)
+}
+
+// SpecKey is the input Secret's key holding a stage's spec.
+func SpecKey(stage podcontract.Stage) string { return string(stage) + ".json" }
+
+// Labels are the labels of DESIGN section 1 for a trial's objects.
+func Labels(trial *evalv1.TaskTrial, stage podcontract.Stage) map[string]string {
+	l := map[string]string{
+		evalv1.LabelTrial:   trial.Name,
+		evalv1.LabelTask:    trial.Spec.Task,
+		evalv1.LabelAttempt: strconv.Itoa(int(trial.Spec.Attempt)),
+	}
+	if trial.Spec.SweepRun != "" {
+		l[evalv1.LabelSweepRun] = trial.Spec.SweepRun
+	}
+	if stage != "" {
+		l[evalv1.LabelStage] = string(stage)
+	}
+	return l
+}
+
+// JobInput is what one stage's Job is built from.
+type JobInput struct {
+	Trial     *evalv1.TaskTrial
+	Task      *taskdef.Task
+	Stage     podcontract.Stage
+	Run       int32
+	HookImage string
+	Timeouts  Timeouts
+	Resources corev1.ResourceRequirements
+}
+
+// Job builds the batch/v1 Job of one stage. Owner references are set by the caller.
+func Job(in JobInput) *batchv1.Job {
+	trial := in.Trial
+	labels := Labels(trial, in.Stage)
+	labels[evalv1.LabelRun] = strconv.Itoa(int(in.Run))
+	pod := podSpec(in)
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      JobName(trial.Name, in.Stage, in.Run),
+			Namespace: trial.Namespace,
+			Labels:    labels,
+		},
+		Spec: batchv1.JobSpec{
+			// Disruptions are ignored by the pod failure policy; anything else is decided by
+			// the trial controller, which starts a new Job when it retries.
+			BackoffLimit:          ptr.To[int32](0),
+			ActiveDeadlineSeconds: ptr.To(deadline(in)),
+			PodReplacementPolicy:  ptr.To(batchv1.Failed),
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
+				{
+					Action:          batchv1.PodFailurePolicyActionIgnore,
+					OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+				},
+				{
+					Action: batchv1.PodFailurePolicyActionFailJob,
+					OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+						ContainerName: ptr.To(MainContainer(in.Stage)),
+						Operator:      batchv1.PodFailurePolicyOnExitCodesOpNotIn,
+						Values:        []int32{0},
+					},
+				},
+			}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: Labels(trial, in.Stage)},
+				Spec:       pod,
+			},
+		},
+	}
+	if trial.Spec.QueueName != "" {
+		job.Labels[QueueLabel] = trial.Spec.QueueName
+		// Kueue admits a Job by unsuspending it.
+		job.Spec.Suspend = ptr.To(true)
+	}
+	return job
+}
+
+func deadline(in JobInput) int64 {
+	budget := in.Timeouts.Verifier
+	if in.Stage == podcontract.StageAgent {
+		budget = in.Timeouts.Agent
+		for _, h := range in.Task.Collect {
+			budget += h.TimeoutSec
+		}
+	}
+	return int64(math.Ceil(budget)) + GraceSeconds + StartAllowanceSeconds
+}

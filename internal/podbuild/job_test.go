@@ -1,0 +1,211 @@
+package podbuild
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const sampleTOML = `
+name = "calc"
+artifacts = ["/logs/artifacts/model.patch"]
+[metadata]
+n_subtasks = 3
+[environment]
+workdir = "/repo"
+cpus = 2
+memory_mb = 1024
+storage_mb = 2048
+[agent]
+timeout_sec = 120
+network_mode = "no-network"
+[verifier]
+timeout_sec = 60
+environment_mode = "separate"
+network_mode = "no-network"
+env = { PYTHONHASHSEED = "0" }
+[[verifier.collect]]
+command = "cd /repo && git add -A && git diff --cached --binary baseline > /logs/artifacts/model.patch"
+timeout_sec = 30
+`
+
+func sampleTask(t *testing.T) *taskdef.Task {
+	t.Helper()
+	task, err := taskdef.Parse("task.toml", []byte(sampleTOML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+func golden(t *testing.T, name string, obj any) {
+	t.Helper()
+	got, err := yaml.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join("testdata", name+".golden.yaml")
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/podbuild -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs from the golden file (-want +got); if intended, run with -update:\n%s", file, diff)
+	}
+}
+
+func TestJobGolden(t *testing.T) {
+	task := sampleTask(t)
+	cases := map[string]struct {
+		trial *evalv1.TaskTrial
+		stage podcontract.Stage
+	}{
+		"agent-patch": {makeTrial("run-calc-1", "calc").agent(evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}}).obj(), podcontract.StageAgent},
+		"agent-oracle": {makeTrial("run-calc-1", "calc").agent(evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}).solution("calc-solution").
+			queue("benchmarks").placement(evalv1.Placement{NodeSelector: map[string]string{"pool": "eval"}, PriorityClassName: "low"}).obj(), podcontract.StageAgent},
+		"agent-external": {makeTrial("run-calc-1", "calc").agent(evalv1.AgentSpec{External: &evalv1.ExternalAgent{
+			Image: "agents/claw:1", BundlePath: "/agent", Command: []string{"/sweep/agent/run"}, Env: credentialEnv}}).timeouts("2", "").obj(), podcontract.StageAgent},
+		"verifier-swesweep": {makeTrial("run-calc-1", "calc").grader(podcontract.GraderSWESweep).obj(), podcontract.StageVerifier},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			timeouts, err := StageTimeouts(tc.trial, task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Resources(tc.trial.Spec.Resources, task.Environment)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := Job(JobInput{Trial: tc.trial, Task: task, Stage: tc.stage, Run: 1, HookImage: "sweep/hook:v1", Timeouts: timeouts, Resources: res})
+			golden(t, "job-"+name, job)
+			spec := AgentStageSpec(tc.trial, task, timeouts)
+			if tc.stage == podcontract.StageVerifier {
+				spec = VerifierStageSpec(tc.trial, task, timeouts)
+			}
+			golden(t, "spec-"+name, spec)
+		})
+	}
+}
+
+func TestJobInvariants(t *testing.T) {
+	task := sampleTask(t)
+	trial := makeTrial("t", "calc").obj()
+	for _, stage := range []podcontract.Stage{podcontract.StageAgent, podcontract.StageVerifier} {
+		job := Job(JobInput{Trial: trial, Task: task, Stage: stage, Run: 2, HookImage: "hook", Timeouts: Timeouts{Agent: 100, Verifier: 50}})
+		pod := job.Spec.Template.Spec
+		if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+			t.Errorf("%s: service-account token mounted", stage)
+		}
+		if got := job.Spec.Template.Labels[evalv1.LabelStage]; got != string(stage) {
+			t.Errorf("%s: stage label %q", stage, got)
+		}
+		for _, c := range append(pod.InitContainers, pod.Containers...) {
+			for _, m := range c.VolumeMounts {
+				if m.MountPath == podcontract.SolutionDir || m.MountPath == "/tests" {
+					t.Errorf("%s: container %s mounts %s", stage, c.Name, m.MountPath)
+				}
+			}
+		}
+		collector := pod.InitContainers[len(pod.InitContainers)-1]
+		if collector.RestartPolicy == nil || *collector.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			t.Errorf("%s: collector is not a native sidecar", stage)
+		}
+	}
+	agentJob := Job(JobInput{Trial: trial, Task: task, Stage: podcontract.StageAgent, Run: 1, HookImage: "hook", Timeouts: Timeouts{Agent: 100, Verifier: 50}})
+	if got, want := *agentJob.Spec.ActiveDeadlineSeconds, int64(100+30+GraceSeconds+StartAllowanceSeconds); got != want {
+		t.Errorf("agent deadline = %d, want %d (timeout + collect hooks + grace + start allowance)", got, want)
+	}
+}
+
+func TestTimeoutAndResourceErrors(t *testing.T) {
+	task := sampleTask(t)
+	if _, err := StageTimeouts(makeTrial("t", "calc").timeouts("-1", "").obj(), task); err == nil ||
+		err.Error() != `spec.timeouts.agentMultiplier: want a positive decimal such as "1.5", got "-1"` {
+		t.Errorf("StageTimeouts error = %v", err)
+	}
+	_, err := Resources(&evalv1.ResourcePolicy{Mode: evalv1.ResourcesScaled, Scale: "x"}, task.Environment)
+	if err == nil || err.Error() != `spec.resources.scale: want a positive decimal such as "0.25", got "x"` {
+		t.Errorf("Resources error = %v", err)
+	}
+	if _, err := Resources(&evalv1.ResourcePolicy{Mode: evalv1.ResourcesOverride}, task.Environment); err == nil {
+		t.Error("Resources with Override and no override: no error")
+	}
+}
+
+func TestScaledResources(t *testing.T) {
+	task := sampleTask(t)
+	got, err := Resources(&evalv1.ResourcePolicy{Mode: evalv1.ResourcesScaled, Scale: "0.5"}, task.Environment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu, mem := got.Requests.Cpu().String(), got.Limits.Memory().String(); cpu != "1" || mem != "512Mi" {
+		t.Errorf("scaled: cpu %s memory %s, want 1 and 512Mi", cpu, mem)
+	}
+}
+
+func TestNetworkPolicy(t *testing.T) {
+	trial := makeTrial("t", "calc").obj()
+	cases := map[string]struct {
+		mode        string
+		allowed     []string
+		wantNil     bool
+		wantCIDRs   []string
+		wantIgnored []string
+	}{
+		"public":     {mode: taskdef.NetworkPublic, wantNil: true},
+		"no-network": {mode: taskdef.NetworkNone},
+		"allowlist":  {mode: taskdef.NetworkAllowlist, allowed: []string{"10.1.2.3", "192.168.0.0/16", "api.example.com", "::1"}, wantCIDRs: []string{"10.1.2.3/32", "192.168.0.0/16", "::1/128"}, wantIgnored: []string{"api.example.com"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			np, ignored := NetworkPolicy(trial, podcontract.StageAgent, tc.mode, tc.allowed)
+			if tc.wantNil {
+				if np != nil {
+					t.Errorf("want no policy, got %v", np)
+				}
+				return
+			}
+			var cidrs []string
+			for _, r := range np.Spec.Egress {
+				for _, p := range r.To {
+					cidrs = append(cidrs, p.IPBlock.CIDR)
+				}
+			}
+			if diff := cmp.Diff(tc.wantCIDRs, cidrs); diff != "" {
+				t.Errorf("CIDRs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantIgnored, ignored); diff != "" {
+				t.Errorf("ignored (-want +got):\n%s", diff)
+			}
+			if np.Spec.Egress == nil || np.Spec.PolicyTypes[0] != "Egress" {
+				t.Errorf("policy does not restrict egress: %+v", np.Spec)
+			}
+		})
+	}
+}
+
+func TestArtifactKey(t *testing.T) {
+	arts := []taskdef.Artifact{{Source: "/logs/artifacts/model.patch"}, {Source: "/a/out.txt"}, {Source: "/b/out.txt"}}
+	got := []string{ArtifactKey(arts, 0), ArtifactKey(arts, 1), ArtifactKey(arts, 2)}
+	if diff := cmp.Diff([]string{"model.patch", "out.txt", "2-out.txt"}, got); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}

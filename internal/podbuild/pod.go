@@ -1,0 +1,157 @@
+package podbuild
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// Volume names.
+const (
+	volBin       = "sweep-bin"
+	volRun       = "sweep-run"
+	volSpec      = "sweep-spec"
+	volTask      = "sweep-task"
+	volInput     = "sweep-input"
+	volSolution  = "sweep-solution"
+	volBundle    = "sweep-agent"
+	volArtifacts = "logs-artifacts"
+	volStageLogs = "logs-stage"
+)
+
+func emptyDir(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+}
+
+func stageLogDir(stage podcontract.Stage) string {
+	if stage == podcontract.StageAgent {
+		return podcontract.AgentLogDir
+	}
+	return podcontract.VerifierLogDir
+}
+
+// podSpec is the trial Pod: an init container installs sweep-hook, a native-sidecar collector
+// reports, and the main container runs the stage in the task's image. No Pod mounts a
+// service-account token: nothing in it needs the Kubernetes API.
+func podSpec(in JobInput) corev1.PodSpec {
+	trial := in.Trial
+	stage := in.Stage
+	specKey := SpecKey(stage)
+	volumes := []corev1.Volume{
+		emptyDir(volBin), emptyDir(volRun), emptyDir(volArtifacts), emptyDir(volStageLogs),
+		{Name: volSpec, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: InputSecretName(trial.Name),
+			Items:      []corev1.KeyToPath{{Key: specKey, Path: "stage.json"}},
+		}}},
+	}
+	shared := []corev1.VolumeMount{
+		{Name: volRun, MountPath: podcontract.RunDir},
+		{Name: volArtifacts, MountPath: podcontract.ArtifactsDir},
+		{Name: volStageLogs, MountPath: stageLogDir(stage)},
+		{Name: volSpec, MountPath: podcontract.SpecDir, ReadOnly: true},
+	}
+	mainMounts := append([]corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir, ReadOnly: true}}, shared...)
+	var env []corev1.EnvVar
+	initContainers := []corev1.Container{{
+		Name:         InstallContainer,
+		Image:        in.HookImage,
+		Command:      []string{"/sweep-hook", "install", podcontract.BinDir},
+		VolumeMounts: []corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir}},
+	}}
+
+	if stage == podcontract.StageAgent {
+		agent := trial.Spec.Agent
+		if trial.Spec.InstructionConfigMap != "" {
+			volumes = append(volumes, corev1.Volume{Name: volTask, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: trial.Spec.InstructionConfigMap},
+				Items:                []corev1.KeyToPath{{Key: "instruction.md", Path: "instruction.md"}},
+			}}})
+			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volTask, MountPath: podcontract.TaskDir, ReadOnly: true})
+		}
+		switch {
+		case agent.Patch != nil:
+			volumes = append(volumes, corev1.Volume{Name: volInput, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+				SecretName: agent.Patch.SecretName,
+				Items:      []corev1.KeyToPath{{Key: trial.Spec.Task, Path: podcontract.AgentPatchFile}},
+			}}})
+			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volInput, MountPath: podcontract.InputDir, ReadOnly: true})
+		case agent.Oracle != nil && trial.Spec.SolutionConfigMap != "":
+			volumes = append(volumes, corev1.Volume{Name: volSolution, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: trial.Spec.SolutionConfigMap},
+				DefaultMode:          ptr.To[int32](0o755),
+			}}})
+			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volSolution, MountPath: podcontract.SolutionDir, ReadOnly: true})
+		case agent.External != nil:
+			volumes = append(volumes, emptyDir(volBundle))
+			initContainers = append(initContainers, corev1.Container{
+				Name:    BundleContainer,
+				Image:   agent.External.Image,
+				Command: []string{podcontract.HookPath, "install-bundle", agent.External.BundlePath, podcontract.AgentBundleDir},
+				VolumeMounts: []corev1.VolumeMount{
+					{Name: volBin, MountPath: podcontract.BinDir, ReadOnly: true},
+					{Name: volBundle, MountPath: podcontract.AgentBundleDir},
+				},
+			})
+			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volBundle, MountPath: podcontract.AgentBundleDir})
+			// Model credentials reach the agent container only.
+			env = append(env, agent.External.Env...)
+		}
+	} else {
+		volumes = append(volumes, corev1.Volume{Name: volInput, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: ArtifactSecretName(trial.Name),
+		}}})
+		mainMounts = append(mainMounts, corev1.VolumeMount{Name: volInput, MountPath: podcontract.InputDir, ReadOnly: true})
+	}
+
+	initContainers = append(initContainers, corev1.Container{
+		Name:          CollectorContainer,
+		Image:         in.HookImage,
+		Command:       []string{"/sweep-hook", "collect"},
+		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
+		VolumeMounts:  shared,
+		// The summary must survive even when the collector's log is gone.
+		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resourceMust("10m"),
+			corev1.ResourceMemory: resourceMust("32Mi"),
+		}},
+	})
+
+	workdir := in.Task.Environment.Workdir
+	return corev1.PodSpec{
+		RestartPolicy:                 corev1.RestartPolicyNever,
+		AutomountServiceAccountToken:  ptr.To(false),
+		EnableServiceLinks:            ptr.To(false),
+		TerminationGracePeriodSeconds: ptr.To[int64](GraceSeconds + 20),
+		NodeSelector:                  trial.Spec.Placement.NodeSelector,
+		Tolerations:                   trial.Spec.Placement.Tolerations,
+		PriorityClassName:             trial.Spec.Placement.PriorityClassName,
+		ImagePullSecrets:              trial.Spec.Placement.ImagePullSecrets,
+		InitContainers:                initContainers,
+		Containers: []corev1.Container{{
+			Name:         MainContainer(stage),
+			Image:        stageImage(in),
+			Command:      []string{podcontract.HookPath, stageVerb(stage)},
+			WorkingDir:   workdir,
+			Env:          env,
+			Resources:    in.Resources,
+			VolumeMounts: mainMounts,
+		}},
+		Volumes: volumes,
+	}
+}
+
+func stageVerb(stage podcontract.Stage) string {
+	if stage == podcontract.StageAgent {
+		return "agent"
+	}
+	return "verify"
+}
+
+func stageImage(in JobInput) string {
+	if in.Stage == podcontract.StageAgent {
+		return in.Trial.Spec.Images.Agent
+	}
+	return in.Trial.Spec.Images.Verifier
+}
