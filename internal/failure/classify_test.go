@@ -1,0 +1,126 @@
+package failure
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func stage(st podcontract.Stage) Stage {
+	return Stage{Stage: st, Now: t0.Add(time.Minute), JobCreated: t0, StartTimeout: 10 * time.Minute}
+}
+
+func TestClassify(t *testing.T) {
+	agent, verifier := podcontract.StageAgent, podcontract.StageVerifier
+	done := func(reason string, rewards map[string]float64) *podcontract.Summary {
+		return &podcontract.Summary{Done: true, Reason: reason, Rewards: rewards, Message: "m"}
+	}
+	cases := map[string]struct {
+		obs  func(s *Stage)
+		st   podcontract.Stage
+		want Verdict
+	}{
+		"agent running":                        {st: agent, obs: func(s *Stage) { s.Pod = &Pod{Started: true} }, want: Verdict{}},
+		"not yet started within the allowance": {st: agent, obs: func(s *Stage) { s.Pod = &Pod{} }, want: Verdict{}},
+		"image pull fails while running": {st: agent, obs: func(s *Stage) {
+			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "agent", Reason: "ErrImageNeverPull", Message: "image not present"}}}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonImagePullFailed, Message: "container agent: ErrImageNeverPull: image not present"}},
+		"pod never starts": {st: verifier, obs: func(s *Stage) {
+			s.Now = t0.Add(11 * time.Minute)
+			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "verifier", Reason: "ContainerCreating"}}}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonEnvironmentStartTimeout, Message: "the verifier container did not start within 10m0s; verifier: ContainerCreating "}},
+		"evicted pod failed the job": {st: agent, obs: func(s *Stage) {
+			s.JobFailed = true
+			s.Pod = &Pod{Reason: "Evicted", Message: "node low on memory"}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonPodEvicted, Message: "node low on memory"}},
+		"preempted": {st: agent, obs: func(s *Stage) {
+			s.JobFailed = true
+			s.Pod = &Pod{Disruption: "PreemptionByScheduler"}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonPreempted, Message: "pod disrupted: PreemptionByScheduler"}},
+		"node lost": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed = true
+			s.Pod = &Pod{Disruption: "DeletionByTaintManager"}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonNodeLost, Message: "pod disrupted: DeletionByTaintManager"}},
+		"agent done": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done("", nil) }, want: Verdict{Done: true}},
+		"agent failed is still verified": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonAgentFailed, nil) },
+			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentFailed, Message: "m"}},
+		"patch that does not apply": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonPatchApplyFailed, nil) },
+			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonPatchApplyFailed, Message: "m"}},
+		"agent timeout reported by the hook": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonAgentTimeout, nil) },
+			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentTimeout, Message: "m"}},
+		"job deadline on the agent with a summary": {st: agent, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "DeadlineExceeded"
+			s.Summary = &podcontract.Summary{Reason: podcontract.ReasonCollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentTimeout, Message: "the agent ran past its timeout; its work so far is verified"}},
+		"agent container crashed": {st: agent, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason, s.JobFailureMessage = true, "PodFailurePolicy", "container agent exited 137"
+			s.Summary = &podcontract.Summary{Reason: podcontract.ReasonCollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentFailed, Message: "container agent exited 137"}},
+		"finished without a summary": {st: agent, obs: func(s *Stage) { s.JobComplete = true },
+			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: "the collector left no summary"}},
+		"rejected summary": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.SummaryError = errors.New("not JSON") },
+			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: "the collector's summary was rejected: not JSON"}},
+		"verifier graded": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done("", map[string]float64{"reward": 1}) },
+			want: Verdict{Done: true}},
+		"grader failed": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Summary = done("", map[string]float64{"reward": 0, "grader_failed": 1})
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonGraderFailed, Message: "m"}},
+		"reward missing": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonRewardMissing, nil) },
+			want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonRewardMissing, Message: "m"}},
+		"no rewards and no reason": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = &podcontract.Summary{Done: true} },
+			want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonRewardMissing, Message: "the verifier wrote no reward"}},
+		"verifier deadline": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "DeadlineExceeded"
+			s.Summary = &podcontract.Summary{Reason: podcontract.ReasonCollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonVerifierTimeout, Message: "the verifier ran past its timeout"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := stage(tc.st)
+			tc.obs(&s)
+			if diff := cmp.Diff(tc.want, Classify(s)); diff != "" {
+				t.Errorf("Classify (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNext(t *testing.T) {
+	policy := evalv1.RetryPolicy{InfrastructureRetries: 2, BackoffSeconds: 10}
+	infra := Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonPodEvicted, Message: "evicted"}
+	grader := Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonGraderFailed, Message: "crash"}
+	cases := map[string]struct {
+		v      Verdict
+		used   Used
+		policy evalv1.RetryPolicy
+		want   Decision
+	}{
+		"success proceeds":                      {v: Verdict{Done: true}, policy: policy, want: Decision{Step: StepProceed}},
+		"agent failure proceeds":                {v: Verdict{Done: true, Class: ClassAgent, Reason: "AgentTimeout", Message: "t"}, policy: policy, want: Decision{Step: StepProceed, Reason: "AgentTimeout", Message: "t"}},
+		"first infra retry":                     {v: infra, policy: policy, want: Decision{Step: StepRetry, Backoff: 10 * time.Second, Reason: ReasonPodEvicted, Message: "evicted (retry 1 of 2)"}},
+		"second infra retry":                    {v: infra, used: Used{Infrastructure: 1}, policy: policy, want: Decision{Step: StepRetry, Backoff: 20 * time.Second, Reason: ReasonPodEvicted, Message: "evicted (retry 2 of 2)"}},
+		"infra retries exhausted":               {v: infra, used: Used{Infrastructure: 2}, policy: policy, want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: ReasonPodEvicted, Message: "evicted (infrastructure retries exhausted: 2)"}},
+		"grader failure not retried by default": {v: grader, policy: policy, want: Decision{Step: StepFinish, Phase: evalv1.TrialFailed, Reason: podcontract.ReasonGraderFailed, Message: "crash"}},
+		"grader failure retried when asked": {v: grader, policy: evalv1.RetryPolicy{InfrastructureRetries: 1, RetryVerifierFailures: true, BackoffSeconds: 5},
+			want: Decision{Step: StepRetry, Backoff: 5 * time.Second, Reason: podcontract.ReasonGraderFailed, Message: "crash (retry 1 of 1)"}},
+		"input error ends the trial": {v: Verdict{Done: true, Class: ClassInput, Reason: ReasonPatchTooLarge, Message: "big"}, policy: policy,
+			want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: ReasonPatchTooLarge, Message: "big"}},
+		"backoff is capped": {v: infra, used: Used{Infrastructure: 15}, policy: evalv1.RetryPolicy{InfrastructureRetries: 20, BackoffSeconds: 3600},
+			want: Decision{Step: StepRetry, Backoff: time.Hour, Reason: ReasonPodEvicted, Message: "evicted (retry 16 of 20)"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Next(tc.v, tc.used, tc.policy)); diff != "" {
+				t.Errorf("Next (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
