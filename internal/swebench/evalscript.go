@@ -1,0 +1,260 @@
+package swebench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Log markers of the official harness. The start and end markers reach the log only through
+// bash's xtrace ("+ : '>>>>> Start Test Output'"), which is why stdout and stderr must be merged.
+const (
+	MarkerStartTestOutput = ">>>>> Start Test Output"
+	MarkerEndTestOutput   = ">>>>> End Test Output"
+	MarkerTestExitCode    = ">>>>> Test Exit Code: "
+	MarkerPatchApplyFail  = ">>>>> Patch Apply Failed"
+	MarkerResetFailed     = ">>>>> Reset Failed"
+	MarkerTestsErrored    = ">>>>> Tests Errored"
+	MarkerTestsTimedOut   = ">>>>> Tests Timed Out"
+	MarkerAppliedPatch    = ">>>>> Applied Patch"
+	MarkerPatchApplied    = ">>>>> Patch Already Applied"
+)
+
+// DefaultWorkdir is where the official images keep the repository.
+const DefaultWorkdir = "/testbed"
+
+// officialSetup activates the conda environment of the official images.
+var officialSetup = []string{"source /opt/miniconda3/bin/activate", "conda activate testbed"}
+
+// EvalScriptOptions adjusts EvalScript; the zero value gives the official script for the
+// official images.
+type EvalScriptOptions struct {
+	// Workdir is the repository; "" means /testbed.
+	Workdir string
+	// Setup runs before anything else (environment activation). nil means the official conda
+	// activation; an empty, non-nil slice means none.
+	Setup []string
+	// TestCommand is the runner invocation without directives; "" means DefaultTestCommand.
+	// The official command depends on the repository and version; set it from the dataset's
+	// specs when the default is not the one.
+	TestCommand string
+	// Directives are the test files or modules to run; nil means TestDirectives(inst).
+	Directives []string
+	// AllowPatchConftest leaves conftest.py files that the model patch added or changed in place.
+	// By default they are put back to the base commit before the tests run, so that a patch cannot
+	// rewrite how pytest reports results; the official script does not do this.
+	AllowPatchConftest bool
+}
+
+// EvalScript returns the bash script that runs inst's tests on a patched tree, in the official
+// shape: reset the files the test patch modifies, remove the files it adds (so that a model patch
+// cannot pre-empt them), apply the test patch, run the test command between the markers with
+// xtrace on, record its exit code, reset again. A v5 instance that carries its own eval_script
+// gets that script unchanged.
+func EvalScript(inst Instance, opts EvalScriptOptions) string {
+	if inst.EvalScript != "" {
+		return inst.EvalScript
+	}
+	workdir := opts.Workdir
+	if workdir == "" {
+		workdir = DefaultWorkdir
+	}
+	setup := opts.Setup
+	if setup == nil {
+		setup = officialSetup
+	}
+	testCmd := opts.TestCommand
+	if testCmd == "" {
+		testCmd = DefaultTestCommand(inst.Repo)
+	}
+	directives := opts.Directives
+	if directives == nil {
+		directives = TestDirectives(inst)
+	}
+	modified, added := patchFiles(inst.TestPatch)
+	base := shellQuote(inst.BaseCommit)
+
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	line("#!/bin/bash")
+	line("# SWE-bench eval script for %s. No -e: every step runs and the log tells what failed.", inst.InstanceID)
+	line("set -uxo pipefail")
+	for _, s := range setup {
+		line("%s", s)
+	}
+	line("cd %s", shellQuote(workdir))
+	line("git config --global --add safe.directory %s", shellQuote(workdir))
+	line("git status")
+	line("git show")
+	line("git -c core.fileMode=false diff %s", base)
+	if !opts.AllowPatchConftest {
+		line("git diff -z --name-only --diff-filter=MDT %s -- '*conftest.py' | xargs -0 -r git checkout %s --", base, base)
+		line("git diff -z --name-only --diff-filter=A %s -- '*conftest.py' | xargs -0 -r rm -f --", base)
+		line("git ls-files -z --others -- '*conftest.py' | xargs -0 -r rm -f --")
+	}
+	resetTests := ""
+	if len(modified) > 0 {
+		resetTests = "git checkout " + base + " -- " + quoteAll(modified)
+		line("%s", resetTests)
+	}
+	if len(added) > 0 {
+		line("rm -f -- %s", quoteAll(added))
+	}
+	delim := heredocDelimiter(inst.TestPatch)
+	line("git apply -v - <<'%s'\n%s\n%s", delim, strings.TrimSuffix(inst.TestPatch, "\n"), delim)
+	line(": '%s'", MarkerStartTestOutput)
+	line("%s", strings.TrimSpace(testCmd+" "+quoteAll(directives)))
+	line("sweep_test_exit_code=$?")
+	line(": '%s'", MarkerEndTestOutput)
+	line(`echo "%s${sweep_test_exit_code}"`, MarkerTestExitCode)
+	if resetTests != "" {
+		line("%s", resetTests)
+	}
+	return b.String()
+}
+
+// PatchApplyScript returns a bash script that applies the patch at patchPath to the repository
+// in the current directory as SWE-bench 5 does: git apply -v, git apply -v --3way, git apply -v
+// --reject, patch --batch --forward --fuzz=5 -p1, resetting the tree between attempts; if all
+// fail and the patch applies in reverse, it was already applied. It prints ">>>>> Applied Patch
+// (<method>)" or ">>>>> Patch Already Applied" and exits 0, or ">>>>> Patch Apply Failed" and
+// exits 1. The patch is copied first, so it may live inside the tree.
+func PatchApplyScript(patchPath string) string {
+	return `#!/bin/bash
+# Applies a model patch the way SWE-bench 5 does. Run it in the repository.
+set -uo pipefail
+patch_copy="$(mktemp)"
+trap 'rm -f "$patch_copy"' EXIT
+cp -- ` + shellQuote(patchPath) + ` "$patch_copy" || { echo "` + MarkerPatchApplyFail + `: cannot read ` + strings.ReplaceAll(patchPath, `"`, `'`) + `"; exit 1; }
+# A failed attempt can leave half-applied hunks, .rej files or 3-way conflicts: start clean.
+reset_tree() { git reset --hard --quiet && git clean -fdq; }
+for method in "git apply --verbose" "git apply --verbose --3way" "git apply --verbose --reject" "patch --batch --forward --fuzz=5 -p1 -i"; do
+  if $method "$patch_copy"; then
+    echo "` + MarkerAppliedPatch + ` ($method)"
+    exit 0
+  fi
+  reset_tree
+done
+if git apply --check --reverse "$patch_copy" 2>/dev/null; then
+  echo "` + MarkerPatchApplied + `"
+  exit 0
+fi
+echo "` + MarkerPatchApplyFail + `"
+exit 1
+`
+}
+
+// defaultTestCommands are the official test commands for the repositories whose command does not
+// vary by version in a way that matters here; anything else runs pytest -rA.
+var defaultTestCommands = map[string]string{
+	"django/django":     "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+	"sympy/sympy":       "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+	"astropy/astropy":   "pytest -rA -vv -o console_output_style=classic --tb=no",
+	"sphinx-doc/sphinx": "tox --current-env -epy39 -v --",
+	"mwaskom/seaborn":   "pytest --no-header -rA",
+}
+
+// DefaultTestCommand is the test command used for repo when none is given.
+func DefaultTestCommand(repo string) string {
+	if cmd, ok := defaultTestCommands[repo]; ok {
+		return cmd
+	}
+	return "pytest -rA"
+}
+
+// nonTestExtensions end paths in a test patch that are data, not tests to run.
+var nonTestExtensions = []string{".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml"}
+
+// TestDirectives are the test files the test patch touches, minus data files; for Django they are
+// dotted module names relative to tests/, as its runner wants them.
+func TestDirectives(inst Instance) []string {
+	var out []string
+	for _, f := range diffTargets(inst.TestPatch) {
+		if hasAnySuffix(f, nonTestExtensions) {
+			continue
+		}
+		if inst.Repo == "django/django" {
+			f = strings.TrimPrefix(f, "tests/")
+			f = strings.TrimSuffix(f, ".py")
+			f = strings.ReplaceAll(f, "/", ".")
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func hasAnySuffix(s string, suffixes []string) bool {
+	for _, suf := range suffixes {
+		if strings.HasSuffix(s, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// diffTargets lists the "b/" path of every "diff --git" header in patch.
+func diffTargets(patch string) []string {
+	var out []string
+	for _, l := range strings.Split(patch, "\n") {
+		if !strings.HasPrefix(l, "diff --git a/") {
+			continue
+		}
+		if i := strings.LastIndex(l, " b/"); i >= 0 {
+			out = append(out, l[i+3:])
+		}
+	}
+	return out
+}
+
+// patchFiles splits the files a patch touches into those that exist before it (modified or
+// deleted) and those it creates ("new file mode" or "--- /dev/null" in the file's header).
+func patchFiles(patch string) (modified, added []string) {
+	var current string
+	created, inFile, inHunk := false, false, false
+	flush := func() {
+		switch {
+		case !inFile:
+		case created:
+			added = append(added, current)
+		default:
+			modified = append(modified, current)
+		}
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git a/"):
+			flush()
+			current, created, inFile, inHunk = l[strings.LastIndex(l, " b/")+3:], false, true, false
+		case strings.HasPrefix(l, "@@"):
+			inHunk = true
+		case inFile && !inHunk && (strings.HasPrefix(l, "new file mode ") || l == "--- /dev/null"):
+			created = true
+		}
+	}
+	flush()
+	return modified, added
+}
+
+// heredocDelimiter is the official delimiter, lengthened if the patch contains it as a line.
+func heredocDelimiter(patch string) string {
+	delim := "EOF_114329324912"
+	for strings.Contains("\n"+patch+"\n", "\n"+delim+"\n") {
+		delim += "_"
+	}
+	return delim
+}
+
+// shellQuote quotes s for bash unless it is made only of characters that need no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@+,%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func quoteAll(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = shellQuote(s)
+	}
+	return strings.Join(quoted, " ")
+}

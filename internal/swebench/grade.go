@@ -1,0 +1,380 @@
+package swebench
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// GradingVersion is the SWE-bench harness version whose rules a grade follows. There is no
+// default: the version changes verdicts, so it is always chosen and recorded.
+type GradingVersion string
+
+const (
+	V41 GradingVersion = "4.1"
+	V5  GradingVersion = "5"
+)
+
+// ParseGradingVersion accepts "4.1", "4.1.x", "5", "5.x" and "5.x.y".
+func ParseGradingVersion(s string) (GradingVersion, error) {
+	switch {
+	case s == "4.1" || strings.HasPrefix(s, "4.1."):
+		return V41, nil
+	case s == "5" || strings.HasPrefix(s, "5."):
+		return V5, nil
+	}
+	return "", fmt.Errorf("grading version %q: use 4.1 or 5 (the two differ on skipped tests, truncated ids and exit-code checks)", s)
+}
+
+func (v GradingVersion) dialect() (logparse.Dialect, error) {
+	switch v {
+	case V41:
+		return logparse.Official41, nil
+	case V5:
+		return logparse.Official5, nil
+	}
+	return 0, fmt.Errorf("grading version %q: use 4.1 or 5", string(v))
+}
+
+// ResolvedStatus is SWE-bench's resolution of one instance.
+type ResolvedStatus string
+
+const (
+	ResolvedFull    ResolvedStatus = "FULL"
+	ResolvedPartial ResolvedStatus = "PARTIAL"
+	ResolvedNo      ResolvedStatus = "NO"
+)
+
+// TestOutcomes splits a test list into the tests that met their expectation and those that did not.
+type TestOutcomes struct {
+	Success []string `json:"success"`
+	Failure []string `json:"failure"`
+}
+
+// TestsStatus is report.json's tests_status. FAIL_TO_FAIL and PASS_TO_FAIL are always empty, as
+// in the official reports.
+type TestsStatus struct {
+	FailToPass TestOutcomes `json:"FAIL_TO_PASS"`
+	PassToPass TestOutcomes `json:"PASS_TO_PASS"`
+	FailToFail TestOutcomes `json:"FAIL_TO_FAIL"`
+	PassToFail TestOutcomes `json:"PASS_TO_FAIL"`
+}
+
+// InstanceReport is the grade of one instance. It marshals to report.json's shape,
+// {"<instance_id>": {...}}; the fields after TestsStatus are our record and stay out of it.
+type InstanceReport struct {
+	InstanceID               string
+	PatchIsNone              bool
+	PatchExists              bool
+	PatchSuccessfullyApplied bool
+	Resolved                 bool
+	// TestsStatus is nil when the log could not be graded.
+	TestsStatus *TestsStatus
+
+	Version    GradingVersion
+	Parser     string
+	Resolution ResolvedStatus
+	// Error, when set, makes the instance an error (no report in SWE-bench's terms): the patch did
+	// not apply, the tests timed out, or (5) the run is invalid.
+	Error string
+	// LogProblem says why a completed instance's log could not be graded (it is then unresolved,
+	// as in the official harness).
+	LogProblem string
+	// ExitCode is the test command's exit code, when the log records it.
+	ExitCode *int
+	// Statuses is what the version's parser read from the log.
+	Statuses logparse.Statuses
+}
+
+// Completed reports whether the instance has a report (it is not an error).
+func (r InstanceReport) Completed() bool { return r.Error == "" }
+
+type reportBody struct {
+	PatchIsNone              bool         `json:"patch_is_None"`
+	PatchExists              bool         `json:"patch_exists"`
+	PatchSuccessfullyApplied bool         `json:"patch_successfully_applied"`
+	Resolved                 bool         `json:"resolved"`
+	InfraFailure             *bool        `json:"infra_failure,omitempty"`
+	InfraFailureReason       *string      `json:"infra_failure_reason,omitempty"`
+	TestsStatus              *TestsStatus `json:"tests_status,omitempty"`
+}
+
+// MarshalJSON writes report.json: {"<instance_id>": {patch_is_None, patch_exists,
+// patch_successfully_applied, resolved, [infra_failure under 5], tests_status}}.
+func (r InstanceReport) MarshalJSON() ([]byte, error) {
+	body := reportBody{
+		PatchIsNone:              r.PatchIsNone,
+		PatchExists:              r.PatchExists,
+		PatchSuccessfullyApplied: r.PatchSuccessfullyApplied,
+		Resolved:                 r.Resolved,
+		TestsStatus:              r.TestsStatus,
+	}
+	if r.Version == V5 {
+		noInfraFailure := false
+		body.InfraFailure = &noInfraFailure
+	}
+	return json.Marshal(map[string]reportBody{r.InstanceID: body})
+}
+
+// GradeOptions adjusts Grade.
+type GradeOptions struct {
+	// Parser overrides the log parser; "" means the instance's log_parser (5) or the repository's
+	// parser (4.1), each falling back to the other.
+	Parser string
+}
+
+// exitCodeLine is the v5 record of the test command's exit code, printed after the end marker.
+var exitCodeLine = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(MarkerTestExitCode) + `(-?[0-9]+)\s*$`)
+
+// Grade grades the eval log of one instance whose prediction had a patch, under version's rules.
+// The verdict is the one the official harness of that version gives on the same log, except that
+// a test pytest did not run (xfail(run=False)) never counts as passing.
+func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions) (InstanceReport, error) {
+	dialect, err := version.dialect()
+	if err != nil {
+		return InstanceReport{}, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
+	}
+	parserName, err := chooseParser(inst, version, opts.Parser)
+	if err != nil {
+		return InstanceReport{}, err
+	}
+	parser, err := logparse.Get(parserName)
+	if err != nil {
+		return InstanceReport{}, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
+	}
+	r := InstanceReport{
+		InstanceID:  inst.InstanceID,
+		PatchExists: true,
+		Version:     version,
+		Parser:      parserName,
+		Resolution:  ResolvedNo,
+	}
+
+	if lastLineHas(log, MarkerTestsTimedOut) {
+		r.Error = "the tests timed out"
+		return r, nil
+	}
+	startAt := strings.Index(log, MarkerStartTestOutput)
+	if startAt < 0 && strings.Contains(log, MarkerPatchApplyFail) {
+		r.Error = "the model patch did not apply"
+		return r, nil
+	}
+	for _, bad := range []string{MarkerPatchApplyFail, MarkerResetFailed, MarkerTestsErrored, MarkerTestsTimedOut} {
+		if strings.Contains(log, bad) {
+			r.LogProblem = fmt.Sprintf("the log contains %q", bad)
+			return r, nil
+		}
+	}
+	if startAt < 0 || !strings.Contains(log, MarkerEndTestOutput) {
+		r.LogProblem = "the log lacks the start or end test-output marker (did the test patch apply?)"
+		return r, nil
+	}
+	r.PatchSuccessfullyApplied = true
+
+	section, afterEnd := testSection(log, startAt)
+	source := section
+	r.Statuses = parser.ParseAs(source, dialect)
+	if len(r.Statuses) == 0 {
+		// Runners that write results outside the markers (stderr captured apart) are read whole.
+		source = log
+		r.Statuses = parser.ParseAs(source, dialect)
+	}
+	if m := exitCodeLine.FindAllStringSubmatch(afterEnd, -1); m != nil {
+		code, _ := strconv.Atoi(m[len(m)-1][1])
+		r.ExitCode = &code
+	}
+	if version == V5 {
+		if problem := invalidRun(r.Statuses, source, r.ExitCode); problem != "" {
+			r.Error = "invalid run: " + problem
+			return r, nil
+		}
+	}
+
+	failOnly := isFailOnly(inst, version)
+	notRun := parser.Parse(source)
+	judge := func(id string, passToPass bool) bool {
+		status, found := lookup(r.Statuses, id, version == V5)
+		if failOnly {
+			return !(found && status == testresults.Failed)
+		}
+		switch {
+		case found && (status == testresults.Passed || status == testresults.XFail):
+			if status == testresults.XFail {
+				if full, ok := lookup(notRun, id, true); ok && full == testresults.Skipped {
+					return false
+				}
+			}
+			return true
+		case found && status == testresults.Skipped && version == V5:
+			return passToPass
+		}
+		return false
+	}
+	// counts reports whether a test enters the ratio at all: 4.1 leaves skipped (and unknown)
+	// statuses out, 5 leaves out only unknown ones.
+	counts := func(id string) bool {
+		if failOnly {
+			return true
+		}
+		status, found := lookup(r.Statuses, id, version == V5)
+		switch {
+		case !found, status == testresults.Passed, status == testresults.XFail,
+			status == testresults.Failed, status == testresults.Error:
+			return true
+		case status == testresults.Skipped:
+			return version == V5
+		}
+		return false
+	}
+	ts := &TestsStatus{
+		FailToPass: TestOutcomes{Success: []string{}, Failure: []string{}},
+		PassToPass: TestOutcomes{Success: []string{}, Failure: []string{}},
+		FailToFail: TestOutcomes{Success: []string{}, Failure: []string{}},
+		PassToFail: TestOutcomes{Success: []string{}, Failure: []string{}},
+	}
+	for _, group := range []struct {
+		tests      TestList
+		out        *TestOutcomes
+		passToPass bool
+	}{{inst.FailToPass, &ts.FailToPass, false}, {inst.PassToPass, &ts.PassToPass, true}} {
+		for _, id := range group.tests {
+			switch {
+			case judge(id, group.passToPass):
+				group.out.Success = append(group.out.Success, id)
+			case counts(id):
+				group.out.Failure = append(group.out.Failure, id)
+			}
+		}
+	}
+	r.TestsStatus = ts
+	r.Resolution = resolution(ts)
+	r.Resolved = r.Resolution == ResolvedFull
+	return r, nil
+}
+
+func chooseParser(inst Instance, version GradingVersion, override string) (string, error) {
+	if override != "" {
+		return override, nil
+	}
+	byRepo, known := logparse.ForRepo(inst.Repo)
+	switch {
+	case version == V5 && inst.LogParser != "":
+		return inst.LogParser, nil
+	case known:
+		return byRepo, nil
+	case inst.LogParser != "":
+		return inst.LogParser, nil
+	}
+	return "", fmt.Errorf("instance %s: no log parser for repository %q; set the instance's log_parser or pass a parser name (%s)",
+		inst.InstanceID, inst.Repo, strings.Join(logparse.Names(), ", "))
+}
+
+// testSection returns what the official harness parses: the text after the first start marker,
+// up to the first end marker (or a second start marker), and the text after that end marker.
+func testSection(log string, startAt int) (section, afterEnd string) {
+	rest := log[startAt+len(MarkerStartTestOutput):]
+	if i := strings.Index(rest, MarkerStartTestOutput); i >= 0 {
+		rest = rest[:i]
+	}
+	end := strings.Index(rest, MarkerEndTestOutput)
+	if end < 0 {
+		return rest, ""
+	}
+	afterEnd = log[startAt+len(MarkerStartTestOutput)+end+len(MarkerEndTestOutput):]
+	return rest[:end], afterEnd
+}
+
+// invalidRun is SWE-bench 5's guard against forged results: no results and no sign the suite ran,
+// or a failing exit code although no test failed or errored.
+func invalidRun(statuses logparse.Statuses, log string, exitCode *int) string {
+	if len(statuses) == 0 && !logparse.SuiteRan(log) {
+		return "no test results and no sign that the test suite ran"
+	}
+	if exitCode != nil && *exitCode != 0 {
+		for _, s := range statuses {
+			if s == testresults.Failed || s == testresults.Error {
+				return ""
+			}
+		}
+		return fmt.Sprintf("the test command exited %d but no test failed or errored", *exitCode)
+	}
+	return ""
+}
+
+// lookup finds a dataset test id among the parsed ones. With prefixMatch (5), a truncated id
+// (more "[" than "]") that is not present matches every parsed id it begins, if they all agree.
+func lookup(statuses logparse.Statuses, id string, prefixMatch bool) (testresults.Status, bool) {
+	if s, ok := statuses[id]; ok {
+		return s, true
+	}
+	if !prefixMatch || strings.Count(id, "[") <= strings.Count(id, "]") {
+		return "", false
+	}
+	var agreed testresults.Status
+	found := false
+	for k, s := range statuses {
+		if !strings.HasPrefix(k, id) {
+			continue
+		}
+		if found && s != agreed {
+			return "", false
+		}
+		agreed, found = s, true
+	}
+	return agreed, found
+}
+
+// failOnlyRepos are the repositories whose tests fail only on an explicit FAILED.
+var failOnlyRepos = map[GradingVersion][]string{
+	V41: {"chartjs/Chart.js", "processing/p5.js", "markedjs/marked"},
+	V5:  {"chartjs/Chart.js", "processing/p5.js", "markedjs/marked", "bpmn-io/bpmn-js", "openlayers/openlayers", "eslint/eslint"},
+}
+
+func isFailOnly(inst Instance, version GradingVersion) bool {
+	if version == V5 && inst.EvalType != "" {
+		return inst.EvalType == FailOnly
+	}
+	return slices.Contains(failOnlyRepos[version], inst.Repo)
+}
+
+func resolution(ts *TestsStatus) ResolvedStatus {
+	ratio := func(o TestOutcomes) float64 {
+		total := len(o.Success) + len(o.Failure)
+		if total == 0 {
+			return 1
+		}
+		return float64(len(o.Success)) / float64(total)
+	}
+	f2p, p2p := ratio(ts.FailToPass), ratio(ts.PassToPass)
+	switch {
+	case f2p == 1 && p2p == 1:
+		return ResolvedFull
+	case f2p > 0 && f2p < 1 && p2p == 1:
+		return ResolvedPartial
+	}
+	return ResolvedNo
+}
+
+// lastLineHas reports whether the last non-empty line of log contains marker; the verifier
+// appends the timeout marker there, where test output cannot have put it.
+func lastLineHas(log, marker string) bool {
+	log = strings.TrimRight(log, " \t\r\n")
+	return strings.Contains(log[strings.LastIndexByte(log, '\n')+1:], marker)
+}
+
+// TestOutput returns the text between the official start and end markers (the whole log when
+// they are missing), for reading a log outside grading.
+func TestOutput(log string) string {
+	startAt := strings.Index(log, MarkerStartTestOutput)
+	if startAt < 0 {
+		return log
+	}
+	section, _ := testSection(log, startAt)
+	return section
+}
