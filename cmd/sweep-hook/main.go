@@ -1,0 +1,122 @@
+// Command sweep-hook runs inside trial Pods: it installs itself, runs the agent or verifier
+// stage, collects the outputs, and grades SWE-sweep bundles. It is built static
+// (CGO_ENABLED=0) so that it runs in any Linux image.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
+	"github.com/swe-sweep/sweep-operator/internal/hook"
+)
+
+const usage = `usage:
+  sweep-hook install DIR                 copy this binary to DIR/sweep-hook
+  sweep-hook agent  [-root DIR]          run the agent stage, then the collect hooks
+  sweep-hook verify [-root DIR]          put artifacts back, run the verifier, read the reward
+  sweep-hook collect [-root DIR]         wait for done, write the summary, stream the outputs
+  sweep-hook grade swesweep BUNDLE_DIR [-patch FILE] [-out DIR] [-workdir DIR] [-bugs ID,...] [-oracle]
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the exit: it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	// SIGTERM (the kubelet stopping the container) ends the running stage cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "install":
+		if len(args) != 2 {
+			err = errors.New("install takes one directory")
+			break
+		}
+		var self string
+		if self, err = os.Executable(); err == nil {
+			err = hook.Install(self, args[1])
+		}
+	case "agent", "verify", "collect":
+		err = runStage(ctx, args[0], args[1:], stdout)
+	case "grade":
+		return grade(ctx, args[1:], stdout, stderr)
+	default:
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep-hook %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func runStage(ctx context.Context, stage string, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet(stage, flag.ContinueOnError)
+	root := fs.String("root", "", "directory that stands for / (for tests); empty in Pods")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	paths := hook.PodPaths()
+	if *root != "" {
+		paths = hook.RootedPaths(*root)
+	}
+	spec, err := hook.ReadSpec(paths.Spec)
+	if err != nil {
+		return err
+	}
+	switch stage {
+	case "agent":
+		_, err = hook.RunAgent(ctx, spec, paths)
+	case "verify":
+		var self string
+		if self, err = os.Executable(); err == nil {
+			_, err = hook.RunVerify(ctx, spec, paths, hook.VerifyOptions{Self: self})
+		}
+	case "collect":
+		_, err = hook.RunCollector(ctx, spec, paths, stdout, hook.CollectOptions{})
+	}
+	return err
+}
+
+// grade runs a built-in grader. Its exit code is 1 when the grader failed (reward.json then
+// says grader_failed), 2 for bad usage.
+func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 || args[0] != "swesweep" {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	fs := flag.NewFlagSet("grade swesweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := swesweep.Options{BundleDir: args[1], Log: stdout}
+	fs.StringVar(&o.PatchPath, "patch", "/logs/artifacts/model.patch", "the agent's patch")
+	fs.StringVar(&o.OutDir, "out", "/logs/verifier", "directory for reward.json and eval.json")
+	fs.StringVar(&o.Workdir, "workdir", "", "repository (default: the bundle's workdir)")
+	bugs := fs.String("bugs", "", "comma-separated bug ids to grade (default: all)")
+	fs.BoolVar(&o.Oracle, "oracle", false, "grade each bug with its own oracle patch")
+	if err := fs.Parse(args[2:]); err != nil {
+		return 2
+	}
+	if *bugs != "" {
+		o.Bugs = strings.Split(*bugs, ",")
+	}
+	if _, err := swesweep.Run(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "sweep-hook grade swesweep: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,198 @@
+// Package swesweep is the built-in SWE-sweep grader (DESIGN section 5) for tasks in our own
+// bundle format (docs/task-format.md): reset to the base, apply the agent's patch, restore
+// the test files it touched, build, run the visible suite once for regressions, then run
+// each bug's hidden fail-to-pass tests.
+package swesweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// BundleFile is the bundle's description, at the root of the bundle directory.
+const BundleFile = "bundle.json"
+
+// Schema is the bundle format version this grader reads.
+const Schema = "sweep-bundle/1"
+
+// Bundle is a task's grading bundle, as bundle.json describes it.
+type Bundle struct {
+	Schema string `json:"schema"`
+	// Workdir is the repository in the verifier image; --workdir overrides it.
+	Workdir string `json:"workdir"`
+	// BaseRef is the git ref of the unmodified repository (SWE-sweep tags it "baseline").
+	BaseRef string `json:"base_ref"`
+	// TestPaths are globs (with "**") of the files that are tests; an agent's changes to
+	// them are undone before any test runs. Empty means DefaultTestPaths.
+	TestPaths []string `json:"test_paths,omitempty"`
+	// Build runs after the patch, before any test; a failed build scores 0. Optional.
+	Build *Command `json:"build,omitempty"`
+	// Visible is the suite run once to find regressions.
+	Visible Suite `json:"visible"`
+	// BaseTests names a JSON file (relative to the bundle) listing the visible tests that
+	// pass at the base.
+	BaseTests string `json:"base_tests"`
+	// BugTests runs one bug's fail-to-pass tests; "{tests}" in its command becomes their ids,
+	// shell-quoted.
+	BugTests Suite `json:"bug_tests"`
+	Bugs     []Bug `json:"bugs"`
+}
+
+// Command is a shell command run in the workdir.
+type Command struct {
+	Command    string  `json:"command"`
+	TimeoutSec float64 `json:"timeout_sec,omitempty"`
+}
+
+// Suite is a test command and how to read its results.
+type Suite struct {
+	Command
+	Format testresults.Format `json:"format"`
+	// Report is a file (relative to the workdir) the command writes its results to, for
+	// formats such as junit; empty means the command's output holds them.
+	Report string `json:"report,omitempty"`
+}
+
+// Bug is one injected bug.
+type Bug struct {
+	ID string `json:"id"`
+	// TestPatch adds the hidden tests (relative to the bundle).
+	TestPatch  string   `json:"test_patch"`
+	FailToPass []string `json:"fail_to_pass"`
+	// OraclePatch fixes the bug (relative to the bundle); used by oracle grading.
+	OraclePatch string `json:"oracle_patch,omitempty"`
+}
+
+// DefaultTestPaths are the test file globs of a bundle that declares none.
+var DefaultTestPaths = []string{"test/**", "tests/**", "testing/**", "**/test_*.py", "**/*_test.py",
+	"**/conftest.py", "**/*_test.go", "**/testdata/**"}
+
+// Default timeouts of commands that declare none.
+const (
+	defaultBuildTimeout = 1800
+	defaultSuiteTimeout = 3600
+)
+
+// LoadBundle reads and checks dir/bundle.json.
+func LoadBundle(dir string) (*Bundle, error) {
+	b, err := os.ReadFile(filepath.Join(dir, BundleFile))
+	if err != nil {
+		return nil, err
+	}
+	var bundle Bundle
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&bundle); err != nil {
+		return nil, fmt.Errorf("%s: %w", BundleFile, err)
+	}
+	if err := bundle.check(dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", BundleFile, err)
+	}
+	if len(bundle.TestPaths) == 0 {
+		bundle.TestPaths = DefaultTestPaths
+	}
+	return &bundle, nil
+}
+
+func (b *Bundle) check(dir string) error {
+	var errs []error
+	if b.Schema != Schema {
+		errs = append(errs, fmt.Errorf("schema is %q, want %q", b.Schema, Schema))
+	}
+	if b.BaseRef == "" {
+		errs = append(errs, errors.New("base_ref is required"))
+	}
+	for _, s := range []struct {
+		name  string
+		suite Suite
+	}{{"visible", b.Visible}, {"bug_tests", b.BugTests}} {
+		if s.suite.Command.Command == "" {
+			errs = append(errs, fmt.Errorf("%s.command is required", s.name))
+		}
+		if !slices.Contains(testresults.Formats, s.suite.Format) {
+			errs = append(errs, fmt.Errorf("%s.format %q is not one of %v", s.name, s.suite.Format, testresults.Formats))
+		}
+	}
+	if b.Build != nil && b.Build.Command == "" {
+		errs = append(errs, errors.New("build.command is empty"))
+	}
+	for _, p := range b.TestPaths {
+		if _, err := compileGlob(p); err != nil {
+			errs = append(errs, fmt.Errorf("test_paths: %w", err))
+		}
+	}
+	errs = append(errs, inBundle(dir, "base_tests", b.BaseTests, true))
+	if len(b.Bugs) == 0 {
+		errs = append(errs, errors.New("bugs: at least one bug is required"))
+	}
+	seen := map[string]bool{}
+	for i, bug := range b.Bugs {
+		if bug.ID == "" || seen[bug.ID] {
+			errs = append(errs, fmt.Errorf("bugs[%d]: id %q is empty or repeated", i, bug.ID))
+		}
+		seen[bug.ID] = true
+		if len(bug.FailToPass) == 0 {
+			errs = append(errs, fmt.Errorf("bug %s: fail_to_pass is empty", bug.ID))
+		}
+		errs = append(errs, inBundle(dir, "bug "+bug.ID+" test_patch", bug.TestPatch, true),
+			inBundle(dir, "bug "+bug.ID+" oracle_patch", bug.OraclePatch, false))
+	}
+	return errors.Join(errs...)
+}
+
+// inBundle checks that rel names a file inside the bundle directory.
+func inBundle(dir, field, rel string, required bool) error {
+	if rel == "" {
+		if required {
+			return fmt.Errorf("%s is required", field)
+		}
+		return nil
+	}
+	if filepath.IsAbs(rel) || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s %q must be a path inside the bundle", field, rel)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	return nil
+}
+
+// baseTests reads the list of visible tests that pass at the base.
+func (b *Bundle) baseTests(dir string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, b.BaseTests))
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	if err := json.Unmarshal(data, &ids); err != nil {
+		return nil, fmt.Errorf("%s: want a JSON list of test ids: %w", b.BaseTests, err)
+	}
+	return ids, nil
+}
+
+// selectBugs returns the bugs named in ids (all when ids is empty).
+func (b *Bundle) selectBugs(ids []string) ([]Bug, error) {
+	if len(ids) == 0 {
+		return b.Bugs, nil
+	}
+	byID := map[string]Bug{}
+	for _, bug := range b.Bugs {
+		byID[bug.ID] = bug
+	}
+	var out []Bug
+	for _, id := range ids {
+		bug, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("no bug %q in the bundle", id)
+		}
+		out = append(out, bug)
+	}
+	return out, nil
+}

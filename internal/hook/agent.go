@@ -1,0 +1,142 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// RunAgent runs the agent stage: the agent under the stage timeout, then the collect hooks (or
+// the default git collection), and writes the done file. It returns the done document.
+func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error) {
+	d := Done{Stage: pc.StageAgent, StartedAt: time.Now(), Timings: map[string]float64{}}
+	limits := spec.Limits.WithDefaults()
+	log, err := newCappedLog(paths.AgentLog, limits.MaxLogBytes)
+	if err != nil {
+		return d, err
+	}
+	agent := spec.Agent
+	if agent == nil {
+		agent = &pc.AgentSpec{Kind: pc.AgentNop}
+	}
+	env := stageEnv(spec.Env, agent.Env, map[string]string{"SWEEP_INSTRUCTION": paths.Instruction})
+	r := newRunner(spec, log, env)
+
+	// The base to diff against is fixed before the agent runs: the agent may commit.
+	base := spec.BaseRef
+	if base == "" && len(spec.Collect) == 0 {
+		base = gitHead(spec.Workdir)
+	}
+
+	log.Printf("agent %s starting in %s", agent.Kind, spec.Workdir)
+	o := runAgent(ctx, r, agent, paths, &d)
+	agentEnd := time.Now()
+	d.Timings["agent"] = seconds(d.StartedAt, agentEnd)
+	d.ExitCode = o.ExitCode
+	if o.err != nil {
+		d.ExitCode = -1
+	}
+	switch {
+	case d.Reason != "": // set by runAgent
+	case o.TimedOut || o.Canceled:
+		d.Reason, d.Message = pc.ReasonAgentTimeout, "agent "+o.describe()
+	case !o.ok():
+		d.Reason, d.Message = pc.ReasonAgentFailed, "agent: "+o.describe()
+	}
+	log.Printf("agent finished: %s", o.describe())
+
+	// Collection runs even after an agent failure or timeout: the work so far is graded.
+	d.Hooks = collect(ctx, spec, paths, log, env, base)
+	d.Timings["collect"] = seconds(agentEnd, time.Now())
+
+	info, err := log.Close()
+	d.Logs = map[string]LogInfo{pc.RecordAgentLog: info}
+	d.FinishedAt = time.Now()
+	if werr := writeDone(paths.Done, d); werr != nil {
+		return d, werr
+	}
+	return d, err
+}
+
+// runAgent runs the agent itself. It sets d.Reason for failures that are not a plain exit code.
+func runAgent(ctx context.Context, r *runner, agent *pc.AgentSpec, paths Paths, d *Done) outcome {
+	switch agent.Kind {
+	case pc.AgentNop:
+		return outcome{}
+	case pc.AgentPatch:
+		return applyPatches(ctx, r, d, filepath.Join(paths.Input, pc.AgentPatchFile))
+	case pc.AgentOracle:
+		solve := filepath.Join(paths.Solution, "solve.sh")
+		if _, err := os.Stat(solve); err == nil {
+			sh, err := shell()
+			if err != nil {
+				return outcome{err: err}
+			}
+			return r.run(ctx, step{}, sh, solve)
+		}
+		patches, _ := filepath.Glob(filepath.Join(paths.Solution, "*.patch"))
+		if len(patches) == 0 {
+			return outcome{err: fmt.Errorf("solution %s has neither solve.sh nor *.patch", paths.Solution)}
+		}
+		sort.Strings(patches)
+		return applyPatches(ctx, r, d, patches...)
+	case pc.AgentCommand:
+		argv := append(append([]string{}, agent.Command...), agent.Args...)
+		if len(argv) == 0 {
+			return outcome{err: errors.New("command agent has no command")}
+		}
+		return r.run(ctx, step{}, argv[0], argv[1:]...)
+	}
+	return outcome{err: fmt.Errorf("unknown agent kind %q", agent.Kind)}
+}
+
+// applyPatches applies each patch with git apply, stopping at the first that does not apply.
+// A patch that does not apply is reported with git's own message.
+func applyPatches(ctx context.Context, r *runner, d *Done, patches ...string) outcome {
+	for _, p := range patches {
+		if _, err := os.Stat(p); err != nil {
+			return outcome{err: fmt.Errorf("patch: %w", err)}
+		}
+		var gitOut bytes.Buffer
+		o := r.run(ctx, step{out: io.MultiWriter(r.log, &gitOut)}, "git", "apply", "--binary", "--whitespace=nowarn", p)
+		if o.err == nil && !o.TimedOut && !o.Canceled && o.ExitCode != 0 {
+			d.Reason = pc.ReasonPatchApplyFailed
+			d.Message = fmt.Sprintf("%s does not apply: %s", filepath.Base(p), strings.TrimSpace(gitOut.String()))
+		}
+		if !o.ok() {
+			return o
+		}
+	}
+	return outcome{}
+}
+
+// gitHead returns the commit checked out in dir, or "" when dir is not a git work tree.
+func gitHead(dir string) string {
+	out, err := gitOutput(dir, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+func gitOutput(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}

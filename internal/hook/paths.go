@@ -1,0 +1,56 @@
+// Package hook implements sweep-hook's stages inside trial Pods: the agent stage, the verifier
+// stage and the collector. Every path comes from Paths so that tests run the stages in
+// temporary directories without root.
+package hook
+
+import (
+	"path/filepath"
+
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// Paths are the files and directories a stage uses.
+type Paths struct {
+	Spec        string
+	Instruction string
+	Done        string
+	Input       string // the stage's inputs, by key
+	Solution    string
+	Patch       string // where the default collector writes the agent's patch
+	AgentLog    string
+	VerifierDir string
+	Tests       string // holds test.sh
+	// TerminationLog is where the collector writes its summary.
+	TerminationLog string
+}
+
+// PodPaths are the paths of a real trial Pod.
+func PodPaths() Paths {
+	return Paths{
+		Spec:           pc.SpecPath,
+		Instruction:    pc.InstructionPath,
+		Done:           pc.DonePath,
+		Input:          pc.InputDir,
+		Solution:       pc.SolutionDir,
+		Patch:          pc.PatchPath,
+		AgentLog:       pc.AgentLogPath,
+		VerifierDir:    pc.VerifierLogDir,
+		Tests:          "/tests",
+		TerminationLog: "/dev/termination-log",
+	}
+}
+
+// RootedPaths are PodPaths moved under root.
+func RootedPaths(root string) Paths {
+	p := PodPaths()
+	for _, f := range []*string{&p.Spec, &p.Instruction, &p.Done, &p.Input, &p.Solution, &p.Patch,
+		&p.AgentLog, &p.VerifierDir, &p.Tests, &p.TerminationLog} {
+		*f = filepath.Join(root, *f)
+	}
+	return p
+}
+
+func (p Paths) testStdout() string { return filepath.Join(p.VerifierDir, pc.RecordTestStdout) }
+func (p Paths) rewardJSON() string { return filepath.Join(p.VerifierDir, "reward.json") }
+func (p Paths) rewardText() string { return filepath.Join(p.VerifierDir, "reward.txt") }
+func (p Paths) evalJSON() string   { return filepath.Join(p.VerifierDir, pc.RecordEval) }
