@@ -93,59 +93,53 @@ func readPytestLine41(line string, endsWithStatus bool) (string, testresults.Sta
 	return "", "", false
 }
 
-// readPytestLine5 reads a line the way 5 does: "STATUS <id>" (skip counts "SKIPPED [3] ..."
-// ignored), else "<id> STATUS" followed by whitespace or the end of the line.
+// readPytestLine5 reads a line the way 5 does: "STATUS <id>[ - message]" (skip counts
+// "SKIPPED [3] ..." ignored), else "<id> STATUS" followed by whitespace or the end of the line;
+// ids are whole, "[a b]" parameters included.
 func readPytestLine5(line string) (string, testresults.Status, bool) {
-	word, rest := leadingStatus(line)
-	if id, _ := nextField(rest); word != "" && id != "" && isSpaceByte(rest[0]) {
-		if word == "FAILED" {
-			_, after := nextField(strings.ReplaceAll(line, " - ", " "))
-			id, _ = nextField(after)
-		}
-		if word == "SKIPPED" && isSkipCount(id) {
-			return "", "", false
-		}
-		return id, testresults.Status(word), true
-	}
-	if line == "" || isSpaceByte(line[0]) {
-		return "", "", false
-	}
-	id, rest := nextField(line)
-	if len(rest) == 0 {
-		return "", "", false
-	}
-	word, after := leadingStatus(strings.TrimLeftFunc(rest, unicode.IsSpace))
-	if word == "" || (len(after) > 0 && !isSpaceByte(after[0])) {
-		return "", "", false
-	}
-	return id, testresults.Status(word), true
+	return readPytestLineWhole(line, false)
 }
 
-// readPytestLineFull reads "STATUS <id>[ - message]" and "<id> STATUS[ extra]" lines with the
-// whole id, brackets balanced, so "test_x[a b]" stays one id. A not-run xfail is SKIPPED.
+// readPytestLineFull is readPytestLine5 plus what 5 does not do: ANSI colour removed, section
+// rules and progress counters not taken for ids, a not-run xfail reported as SKIPPED.
 func readPytestLineFull(line string) (string, testresults.Status, bool) {
-	line = stripANSI(line)
-	if word, rest := leadingStatus(line); word != "" && len(rest) > 0 && isSpaceByte(rest[0]) {
-		id := balancedToken(strings.TrimLeftFunc(rest, unicode.IsSpace))
-		if !plausibleTestID(id) {
-			return "", "", false
+	return readPytestLineWhole(stripANSI(line), true)
+}
+
+func readPytestLineWhole(line string, full bool) (string, testresults.Status, bool) {
+	accept := func(id string) bool {
+		if full {
+			return plausibleTestID(id)
 		}
-		return id, notRunAsSkipped(word, rest), true
+		return id != ""
+	}
+	status := func(word, rest string) testresults.Status {
+		if full {
+			return notRunAsSkipped(word, rest)
+		}
+		return testresults.Status(word)
+	}
+	if word, rest := leadingStatus(line); word != "" && len(rest) > 0 && isSpaceByte(rest[0]) {
+		if id := balancedToken(strings.TrimLeftFunc(rest, unicode.IsSpace)); id != "" {
+			if (word == "SKIPPED" && isSkipCount(id)) || !accept(id) {
+				return "", "", false
+			}
+			return id, status(word, rest), true
+		}
 	}
 	if line == "" || isSpaceByte(line[0]) {
 		return "", "", false
 	}
 	id := balancedToken(line)
 	rest := line[len(id):]
-	if len(rest) == 0 || !isSpaceByte(rest[0]) || !plausibleTestID(id) {
+	if len(rest) == 0 || !accept(id) {
 		return "", "", false
 	}
-	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
-	word, after := leadingStatus(rest)
+	word, after := leadingStatus(strings.TrimLeftFunc(rest, unicode.IsSpace))
 	if word == "" || (len(after) > 0 && !isSpaceByte(after[0])) {
 		return "", "", false
 	}
-	return id, notRunAsSkipped(word, after), true
+	return id, status(word, after), true
 }
 
 // plausibleTestID rejects what the official parsers take for ids but are not: skip counts and

@@ -65,8 +65,9 @@ func TestParsersOnCapturedLogs(t *testing.T) {
 		mod + "test_xfail_not_run":            xfail,
 		"[1]":                                 skip, // 4.1 reads the skip count as a test id
 	})
-	// 5 reads the section rule "____ ERROR at setup of test_setup_error ____" as a test.
-	pytestOfficial5 := with(pytestOfficial41, Statuses{"[1]": "", "______________________": erred})
+	// 5 keeps whole ids, takes the xfail at its word, and reads the section rule
+	// "____ ERROR at setup of test_setup_error ____" as a test.
+	pytestOfficial5 := with(pytestFull, Statuses{mod + "test_xfail_not_run": xfail, "______________________": erred})
 	pytestOfficial5Verbose := with(pytestOfficial5, Statuses{mod + "test_skipped": skip})
 
 	unittestPrefix := "test_django_style.ArithmeticTests."
@@ -101,7 +102,7 @@ func TestParsersOnCapturedLogs(t *testing.T) {
 			mod + "test_passes": pass, mod + "test_param_with_spaces[a": pass, mod + "test_param_with_spaces[x": pass,
 			mod + "TestGroup::test_method_passes": pass, mod + "test_fails": fail, mod + "test_param_with_spaces[plain]": fail,
 		}},
-		"pytest -rA, matplotlib 5": {log: "pytest_rA.log", parser: "parse_log_matplotlib", dialect: Official5, want: pytestOfficial41},
+		"pytest -rA, matplotlib 5": {log: "pytest_rA.log", parser: "parse_log_matplotlib", dialect: Official5, want: pytestOfficial41}, // unchanged since 4.1
 		"pytest junit xml": {log: "pytest_junit.log", parser: JUnitName, dialect: Full, want: Statuses{
 			"test_sample.test_passes": pass, "test_sample.test_fails": fail, "test_sample.test_skipped": skip,
 			"test_sample.test_expected_failure": xfail, "test_sample.test_xfail_not_run": skip,
