@@ -115,7 +115,7 @@ build_pause() { # the sandbox image: a tiny static Go program, as a docker-archi
 
 install_packages() {
   local p missing=()
-  for p in runc containernetworking-plugins iptables openssl; do
+  for p in runc containernetworking-plugins iptables openssl curl util-linux iproute2; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} = 0 ] && return
@@ -237,6 +237,8 @@ host_snapshot() { # DIR: the host's network state, compared by down
     { $t-save 2>/dev/null || true; } | sed -E '/^#/d; s/\[[0-9]+:[0-9]+\]/[-]/'
   done > "$d/firewall"
   { sysctl -a --pattern '^net\.' 2>/dev/null || true; } | sed '/nf_conntrack_count/d' | sort > "$d/net-sysctls"
+  { sysctl -a --pattern '^(vm|kernel)\.' 2>/dev/null || true; } \
+    | grep -vE '^kernel\.(ns_last_pid|random\.|pty\.nr|tainted) ' | sort > "$d/kernel-sysctls"
 }
 
 make_netns() {
@@ -458,10 +460,12 @@ cmd_down() {
     for p in $(cat "$f"); do kill -KILL "$p" 2>/dev/null || true; done
   done
   stop containerd 20
-  for f in "$L"/node/run/containerd/io.containerd.runtime.v2.task/*/*/shim.pid; do
-    [ -f "$f" ] || continue; p=$(cat "$f")
-    [ -n "$p" ] && grep -q containerd-shim "/proc/$p/cmdline" 2>/dev/null && kill -KILL "$p" 2>/dev/null || true
-  done
+  # shims outlive containerd by design: ours are the processes in the namespace running our shim
+  if [ -e /run/netns/$NS ]; then
+    for p in $(ip netns pids $NS 2>/dev/null); do
+      [ "$(readlink /proc/$p/exe 2>/dev/null)" = "$BIN/containerd-shim-runc-v2" ] && kill -KILL "$p" 2>/dev/null || true
+    done
+  fi
   stop node 10
   local n; for n in kube-scheduler kube-controller-manager kube-apiserver etcd; do stop $n 20; done
   sleep 0.3
@@ -494,7 +498,7 @@ cmd_down() {
   if [ -d "$L/host-before" ] && [ ! -e /run/netns/$NS ]; then
     rm -rf "$L/host-after"; host_snapshot "$L/host-after"
     if diff -r "$L/host-before" "$L/host-after" > "$L/host-diff.txt"; then
-      echo "host check: links, addresses, routes, iptables (nft and legacy), net.* sysctls as before up"
+      echo "host check: links, addresses, routes, iptables (nft and legacy), net.*, vm.* and kernel.* sysctls as before up"
       rm -rf "$L/host-before" "$L/host-after" "$L/host-diff.txt"
     else
       echo "host check: DIFFERENCES (kept in $L/host-diff.txt):"; sed 's/^/  /' "$L/host-diff.txt"
