@@ -9,12 +9,13 @@ const (
 	LabelAttempt  = "eval.sweep.dev/attempt"
 	// LabelRun numbers the Jobs of one stage of a trial (a retry is a new run).
 	LabelRun = "eval.sweep.dev/run"
-	// LabelSolution marks the ConfigMap holding a task's solution (mounted into oracle trials).
-	LabelSolution = "eval.sweep.dev/solution"
 
 	AnnotationAgentImage    = "eval.sweep.dev/agent-image"
 	AnnotationVerifierImage = "eval.sweep.dev/verifier-image"
 	AnnotationBugs          = "eval.sweep.dev/bugs"
+	// AnnotationSolution names the ConfigMap holding the task's solution, mounted only into
+	// oracle trials.
+	AnnotationSolution = "eval.sweep.dev/solution-configmap"
 	// AnnotationGrader names a built-in grader for the task (swesweep, swebench); absent means
 	// the verifier runs /tests/test.sh.
 	AnnotationGrader = "eval.sweep.dev/grader"

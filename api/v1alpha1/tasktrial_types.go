@@ -4,13 +4,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TrialImages are the two images of a task.
+// TrialImages are the two images of a task. They are checked by the trial controller, so that
+// a task without images still gets a trial that says what is missing.
 type TrialImages struct {
 	// Agent is the task environment the agent works in.
-	// +kubebuilder:validation:MinLength=1
+	// +optional
 	Agent string `json:"agent"`
 	// Verifier holds the hidden tests.
-	// +kubebuilder:validation:MinLength=1
+	// +optional
 	Verifier string `json:"verifier"`
 }
 
@@ -33,8 +34,8 @@ type TaskTrialSpec struct {
 	Images  TrialImages `json:"images"`
 	// Definition is the task's task.toml, verbatim: workdir, resources, timeouts, network
 	// modes, collect hooks and artifact paths are read from it.
-	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=262144
+	// +optional
 	Definition string `json:"definition"`
 	// InstructionConfigMap holds instruction.md, mounted into the agent container.
 	// +optional

@@ -1,0 +1,68 @@
+package campaign
+
+import (
+	"strconv"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/scoring"
+)
+
+// ScoringTrial turns a finished trial's status into scoring's input. Only a Succeeded trial
+// is a measurement.
+func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
+	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded}
+	if !st.Measured {
+		return st
+	}
+	st.Rewards = make(map[string]float64, len(t.Status.Rewards))
+	for k, v := range t.Status.Rewards {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			st.Rewards[k] = f
+		}
+	}
+	return st
+}
+
+// Counts tallies trials by phase.
+func Counts(trials []evalv1.TaskTrial, total int32) evalv1.TrialCounts {
+	c := evalv1.TrialCounts{Total: total, Created: int32(len(trials))}
+	for i := range trials {
+		switch trials[i].Status.Phase {
+		case evalv1.TrialAgentRunning:
+			c.Running++
+		case evalv1.TrialVerifying:
+			c.Verifying++
+		case evalv1.TrialSucceeded:
+			c.Succeeded++
+		case evalv1.TrialFailed:
+			c.Failed++
+		case evalv1.TrialError:
+			c.Error++
+		default:
+			c.Pending++
+		}
+	}
+	return c
+}
+
+// FinishedTrials counts the trials that ended.
+func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed + c.Error }
+
+// Aggregate fills the score fields of a SweepRun status from its finished trials.
+func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
+	var in []scoring.Trial
+	for i := range trials {
+		if trials[i].Status.Phase.Finished() {
+			in = append(in, ScoringTrial(&trials[i]))
+		}
+	}
+	rep := scoring.Score(in)
+	status.GradedTrials = int32(len(in) - rep.EvaluationFailures)
+	status.EvaluationFailures = int32(rep.EvaluationFailures)
+	status.BugsTotal = int32(rep.GradedBugs)
+	status.BugsResolved = strconv.FormatFloat(rep.ResolvedBugs, 'f', 2, 64)
+	status.Score = scoring.Format(rep.Score)
+	status.ScoreIgnoringRegressions = scoring.Format(rep.ScoreIgnoringRegressions)
+	status.MeanReward = scoring.Format(rep.MeanReward)
+	return rep
+}

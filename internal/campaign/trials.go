@@ -1,0 +1,168 @@
+// Package campaign holds the SweepRun controller's pure decisions: which trials a campaign
+// has, what each trial's snapshot is, which to create next, and the campaign's status.
+package campaign
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+)
+
+// MaxTrialNameLength leaves room in 63-character names for "-verify-NN" and similar suffixes.
+const MaxTrialNameLength = 48
+
+var notNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// TrialName is the deterministic name of a campaign's trial, so that a repeated create is
+// harmless. Names that had to be shortened or cleaned get a hash of the original.
+func TrialName(run, task string, attempt int32) string {
+	raw := fmt.Sprintf("%s-%s-%d", run, task, attempt)
+	clean := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(raw), "-"), "-")
+	if clean == raw && len(clean) <= MaxTrialNameLength {
+		return clean
+	}
+	sum := sha256.Sum256([]byte(raw))
+	suffix := "-" + hex.EncodeToString(sum[:])[:8]
+	if len(clean) > MaxTrialNameLength-len(suffix) {
+		clean = strings.TrimRight(clean[:MaxTrialNameLength-len(suffix)], "-")
+	}
+	return clean + suffix
+}
+
+// Task is a selected task ConfigMap.
+type Task struct {
+	Name      string
+	ConfigMap *corev1.ConfigMap
+}
+
+// SelectTasks picks the task ConfigMaps a selection names, sorted by task name, and reports the
+// names it asked for that no ConfigMap carries.
+func SelectTasks(sel evalv1.TaskSelection, configMaps []corev1.ConfigMap, matchesSelector func(*corev1.ConfigMap) bool) (tasks []Task, missing []string) {
+	byName := map[string]*corev1.ConfigMap{}
+	for i := range configMaps {
+		cm := &configMaps[i]
+		name := cm.Labels[evalv1.LabelTask]
+		if name == "" {
+			continue
+		}
+		if prev, dup := byName[name]; !dup || cm.Name < prev.Name {
+			byName[name] = cm
+		}
+	}
+	chosen := map[string]bool{}
+	for _, n := range sel.Names {
+		if _, ok := byName[n]; ok {
+			chosen[n] = true
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	if sel.Selector != nil {
+		for n, cm := range byName {
+			if matchesSelector(cm) {
+				chosen[n] = true
+			}
+		}
+	}
+	for n := range chosen {
+		tasks = append(tasks, Task{Name: n, ConfigMap: byName[n]})
+	}
+	sort.Slice(tasks, func(i, j int) bool { return tasks[i].Name < tasks[j].Name })
+	sort.Strings(missing)
+	return tasks, missing
+}
+
+// BugCount is the task's bug count from its annotation, else from task.toml, else 0.
+func BugCount(cm *corev1.ConfigMap) int32 {
+	if n, err := strconv.Atoi(cm.Annotations[evalv1.AnnotationBugs]); err == nil && n >= 0 {
+		return int32(n)
+	}
+	if t, err := taskdef.Parse("task.toml", []byte(cm.Data[evalv1.TaskTOMLKey])); err == nil {
+		return int32(t.Bugs)
+	}
+	return 0
+}
+
+// TrialSpec is the snapshot of one trial: the task ConfigMap's definition and images, and the
+// run's agent and policies.
+func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialSpec {
+	cm := task.ConfigMap
+	spec := evalv1.TaskTrialSpec{
+		SweepRun: run.Name,
+		Task:     task.Name,
+		Attempt:  attempt,
+		Images: evalv1.TrialImages{
+			Agent:    cm.Annotations[evalv1.AnnotationAgentImage],
+			Verifier: cm.Annotations[evalv1.AnnotationVerifierImage],
+		},
+		Definition:  cm.Data[evalv1.TaskTOMLKey],
+		Grader:      cm.Annotations[evalv1.AnnotationGrader],
+		Agent:       *run.Spec.Agent.DeepCopy(),
+		BugsTotal:   BugCount(cm),
+		RetryPolicy: run.Spec.RetryPolicy,
+		Timeouts:    run.Spec.Timeouts.DeepCopy(),
+		Resources:   run.Spec.Resources.DeepCopy(),
+		Placement:   *run.Spec.Placement.DeepCopy(),
+		QueueName:   run.Spec.QueueName,
+	}
+	if _, ok := cm.Data[evalv1.InstructionKey]; ok {
+		spec.InstructionConfigMap = cm.Name
+	}
+	if run.Spec.Agent.Oracle != nil {
+		spec.SolutionConfigMap = cm.Annotations[evalv1.AnnotationSolution]
+	}
+	if bugs := run.Spec.Tasks.Bugs[task.Name]; len(bugs) > 0 {
+		spec.Bugs = append([]string(nil), bugs...)
+		spec.BugsTotal = int32(len(bugs))
+	}
+	return spec
+}
+
+// Planned is one trial the campaign has.
+type Planned struct {
+	Name    string
+	Task    Task
+	Attempt int32
+}
+
+// Plan lists every trial of the campaign in creation order: task by task, attempt by attempt.
+func Plan(run *evalv1.SweepRun, tasks []Task) []Planned {
+	attempts := max(run.Spec.Attempts, 1)
+	out := make([]Planned, 0, len(tasks)*int(attempts))
+	for _, t := range tasks {
+		for a := int32(1); a <= attempts; a++ {
+			out = append(out, Planned{Name: TrialName(run.Name, t.Name, a), Task: t, Attempt: a})
+		}
+	}
+	return out
+}
+
+// ToCreate picks the planned trials to create now: those that do not exist, in plan order,
+// while fewer than parallelism trials are unfinished. unfinished counts existing unfinished
+// trials plus those created but not yet seen.
+func ToCreate(plan []Planned, exists func(name string) bool, unfinished int, parallelism int32, suspended bool) []Planned {
+	if suspended {
+		return nil
+	}
+	var out []Planned
+	for _, p := range plan {
+		if unfinished >= int(parallelism) {
+			break
+		}
+		if exists(p.Name) {
+			continue
+		}
+		out = append(out, p)
+		unfinished++
+	}
+	return out
+}
