@@ -59,8 +59,8 @@ type Result struct {
 }
 
 // Run runs c to completion and ends its whole process tree before returning.
-func Run(ctx context.Context, c Cmd) Result {
-	res := Result{ExitCode: -1, Started: time.Now()}
+func Run(ctx context.Context, c Cmd) (res Result) {
+	res = Result{ExitCode: -1, Started: time.Now()}
 	defer func() { res.Finished = time.Now() }()
 	becomeSubreaper()
 

@@ -79,6 +79,9 @@ func TestRun(t *testing.T) {
 			if got.ExitCode != tc.want.ExitCode || got.TimedOut != tc.want.TimedOut || got.Canceled != tc.want.Canceled || got.StartErr != nil {
 				t.Errorf("result = %+v, want %+v", got, tc.want)
 			}
+			if !got.Finished.After(got.Started) {
+				t.Errorf("finished %v is not after started %v", got.Finished, got.Started)
+			}
 			if out.String() != tc.output {
 				t.Errorf("output = %q, want %q", out.String(), tc.output)
 			}

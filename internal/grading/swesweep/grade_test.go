@@ -1,0 +1,254 @@
+package swesweep
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+)
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestGradeAgentPatch(t *testing.T) {
+	binary := string([]byte{0, 1, 2, 0xff, 0xfe, '\n', 0, 7})
+	for _, tc := range []struct {
+		name  string
+		edits map[string]string // nil: no patch file at all
+		bugs  []string
+		edit  func(*Bundle)
+		want  Reward
+		check func(t *testing.T, ev Eval)
+	}{
+		{name: "no patch", want: Reward{NSubtasks: 2, VisibleOK: 1, AgentBuildOK: 1}},
+		{name: "full fix", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if ev.Patch.FilesChanged != 1 || ev.Patch.Additions != 2 || ev.Patch.Deletions != 2 {
+					t.Errorf("patch stats = %+v", ev.Patch.PatchStats)
+				}
+				if len(ev.Bugs) != 2 || !ev.Bugs[0].Resolved || ev.Bugs[0].Seconds <= 0 || len(ev.Bugs[0].Passed) != 2 {
+					t.Errorf("bugs = %+v", ev.Bugs)
+				}
+				for _, k := range []string{"reset", "apply", "build", "visible", "bugs", "total"} {
+					if _, ok := ev.Timings[k]; !ok {
+						t.Errorf("timing %s missing", k)
+					}
+				}
+			}},
+		{name: "partial fix", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				want := BugOutcome{Passed: []string{"tests/test_bug_add.py::test_add"}, Failed: []string{"tests/test_bug_add.py::test_add_negative"}}
+				if d := cmp.Diff(want, ev.Bugs[0].BugOutcome); d != "" {
+					t.Errorf("bug add (-want +got):\n%s", d)
+				}
+			}},
+		{name: "bug subset", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")}, bugs: []string{"mul"},
+			want: Reward{Reward: 1, NSubtasks: 1, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{name: "regression scores 0", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, brokenNeg)},
+			want: Reward{NSubtasks: 2, NResolved: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if d := cmp.Diff([]string{"tests/test_visible.py::test_neg"}, ev.Regressions); d != "" {
+					t.Errorf("regressions (-want +got):\n%s", d)
+				}
+			}},
+		{name: "test file edit and conftest.py are undone", edits: map[string]string{
+			"calc.py":               calc("", "", brokenNeg),
+			"tests/test_visible.py": "def test_nothing():\n    pass\n",
+			"conftest.py":           cheatConftest,
+			"tests/conftest.py":     cheatConftest,
+		}, want: Reward{NSubtasks: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if d := cmp.Diff([]string{"tests/test_visible.py"}, ev.Patch.RestoredTestFiles); d != "" {
+					t.Errorf("restored (-want +got):\n%s", d)
+				}
+				if d := cmp.Diff([]string{"conftest.py", "tests/conftest.py"}, ev.Patch.RemovedTestFiles); d != "" {
+					t.Errorf("removed (-want +got):\n%s", d)
+				}
+			}},
+		{name: "binary patch that deletes and adds files", edits: map[string]string{
+			"calc.py": calc(fixedAdd, fixedMul, ""), "data.bin": binary, "old_helper.py": "", "helper.py": "HELP = 2\n",
+		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				want := []FileChange{{OldPath: "calc.py", NewPath: "calc.py"}, {NewPath: "data.bin", Binary: true},
+					{NewPath: "helper.py"}, {OldPath: "old_helper.py"}}
+				if d := cmp.Diff(want, ev.Patch.Files); d != "" {
+					t.Errorf("files (-want +got):\n%s", d)
+				}
+			}},
+		{name: "build failure scores 0", edits: map[string]string{"calc.py": "def add(:\n"},
+			edit: func(b *Bundle) { b.Build = &Command{Command: "python3 -c 'import calc'"} },
+			want: Reward{NSubtasks: 2, AgentPatchApplied: 1},
+			check: func(t *testing.T, ev Eval) {
+				if len(ev.Build) != 1 || ev.Build[0].ExitCode != 1 || ev.Visible != nil {
+					t.Errorf("build = %+v, visible = %+v", ev.Build, ev.Visible)
+				}
+			}},
+		{name: "passing build", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: func(b *Bundle) { b.Build = &Command{Command: "python3 -c 'import calc'"} },
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{name: "junit report", edits: map[string]string{"calc.py": calc(fixedAdd, "", "")},
+			edit: func(b *Bundle) {
+				b.BugTests = Suite{Command: Command{Command: strings.Replace(b.BugTests.Command.Command, "{tests}", "--junitxml=out/report.xml tests", 1)},
+					Format: "junit", Report: "out/report.xml"}
+				b.Bugs[0].FailToPass = []string{"tests.test_bug_add.test_add", "tests.test_bug_add.test_add_negative"}
+				b.Bugs[1].FailToPass = []string{"tests.test_bug_mul.test_mul"}
+			},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if s := ev.Bugs[0].Suite; s.NTests != 4 || s.ParseError != "" || s.Seconds <= 0 {
+					t.Errorf("junit suite = %+v", s)
+				}
+			}},
+		{name: "junit report not written", edits: map[string]string{"calc.py": calc(fixedAdd, "", "")},
+			edit: func(b *Bundle) {
+				b.BugTests = Suite{Command: Command{Command: "true"}, Format: "junit", Report: "out/report.xml"}
+			},
+			want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if s := ev.Bugs[0].Suite; !strings.Contains(s.ParseError, "no such file") {
+					t.Errorf("junit suite = %+v", s)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.edit)
+			patch := filepath.Join(t.TempDir(), "absent.patch")
+			if tc.edits != nil {
+				patch = f.agentPatch(t, tc.edits)
+			}
+			out := t.TempDir()
+			var log strings.Builder
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out, Bugs: tc.bugs, Log: &log})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, log.String())
+			}
+			var fromFile map[string]float64
+			readJSON(t, filepath.Join(out, "reward.json"), &fromFile)
+			if d := cmp.Diff(rewardMap(tc.want), fromFile); d != "" {
+				t.Errorf("reward.json (-want +got):\n%s\nlog:\n%s", d, log.String())
+			}
+			if d := cmp.Diff(fromFile, got); d != "" {
+				t.Errorf("returned reward differs from reward.json:\n%s", d)
+			}
+			var ev Eval
+			readJSON(t, filepath.Join(out, "eval.json"), &ev)
+			if ev.Schema != EvalSchema || ev.Mode != "agent" || ev.Error != "" {
+				t.Errorf("eval = %+v", ev)
+			}
+			if tc.check != nil {
+				tc.check(t, ev)
+			}
+		})
+	}
+}
+
+func TestGradePatchThatDoesNotApply(t *testing.T) {
+	f := newFixture(t, nil)
+	patch := filepath.Join(t.TempDir(), "model.patch")
+	bad := "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def nope(a, b):\n-    return 1\n+    return 2\n"
+	if err := os.WriteFile(patch, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rewardMap(Reward{NSubtasks: 2, VisibleOK: 1, AgentBuildOK: 1}), got); d != "" {
+		t.Errorf("reward (-want +got):\n%s", d)
+	}
+	var ev Eval
+	readJSON(t, filepath.Join(out, "eval.json"), &ev)
+	if ev.Patch.Applied || !strings.Contains(ev.Patch.ApplyError, "patch failed: calc.py") {
+		t.Errorf("patch report = %+v", ev.Patch)
+	}
+}
+
+func TestGradeOracle(t *testing.T) {
+	f := newFixture(t, nil)
+	out := t.TempDir()
+	got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rewardMap(Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}), got); d != "" {
+		t.Errorf("reward (-want +got):\n%s", d)
+	}
+}
+
+func TestGraderFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(t *testing.T, f fixture) Options
+		oracle bool
+		want   string
+	}{
+		{name: "no bundle", setup: func(t *testing.T, f fixture) Options {
+			return Options{BundleDir: t.TempDir()}
+		}, want: "bundle.json: no such file"},
+		{name: "unknown bug", setup: func(t *testing.T, f fixture) Options {
+			return Options{BundleDir: f.bundle, Bugs: []string{"div"}}
+		}, want: `no bug "div"`},
+		{name: "workdir missing", setup: func(t *testing.T, f fixture) Options {
+			return Options{BundleDir: f.bundle, Workdir: "/nonexistent"}
+		}, want: `workdir "/nonexistent" is not a directory`},
+		{name: "base ref missing", setup: func(t *testing.T, f fixture) Options {
+			sweeptest.Run(t, f.repo, "git", "tag", "-d", "baseline")
+			return Options{BundleDir: f.bundle}
+		}, want: "git reset -q --hard baseline"},
+		{name: "oracle pristine regression", oracle: true, setup: func(t *testing.T, f fixture) Options {
+			sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `["tests/test_visible.py::test_neg", "tests/test_visible.py::test_gone"]`})
+			return Options{BundleDir: f.bundle}
+		}, want: "pristine-tree regression: 1 base tests do not pass at the base: tests/test_visible.py::test_gone"},
+		{name: "oracle patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
+			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/add/fix.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
+			return Options{BundleDir: f.bundle}
+		}, want: "bug add: oracle patch does not apply"},
+		{name: "oracle test patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
+			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
+			return Options{BundleDir: f.bundle}
+		}, want: "bug mul: test patch does not apply"},
+		{name: "base tests not a list", setup: func(t *testing.T, f fixture) Options {
+			sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `{"a": 1}`})
+			return Options{BundleDir: f.bundle}
+		}, want: "want a JSON list of test ids"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			o := tc.setup(t, f)
+			o.OutDir, o.Oracle, o.PatchPath = t.TempDir(), tc.oracle, filepath.Join(t.TempDir(), "none")
+			got, err := Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want %q", err, tc.want)
+			}
+			if d := cmp.Diff(GraderFailedReward, got); d != "" {
+				t.Errorf("reward (-want +got):\n%s", d)
+			}
+			var fromFile map[string]float64
+			readJSON(t, filepath.Join(o.OutDir, "reward.json"), &fromFile)
+			if d := cmp.Diff(GraderFailedReward, fromFile); d != "" {
+				t.Errorf("reward.json (-want +got):\n%s", d)
+			}
+			var ev Eval
+			readJSON(t, filepath.Join(o.OutDir, "eval.json"), &ev)
+			if !strings.Contains(ev.Error, tc.want) {
+				t.Errorf("eval.json error = %q", ev.Error)
+			}
+		})
+	}
+}

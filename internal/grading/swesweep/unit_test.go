@@ -1,0 +1,160 @@
+package swesweep
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+func TestParsePatchRealGitDiffs(t *testing.T) {
+	repo := sweeptest.GitRepo(t, map[string]string{
+		"a.txt": "one\ntwo\n", "old name.txt": "x\n", "keep.sh": "echo\n", "gone.txt": "bye\n", "dir/moved.py": "m = 1\n" + strings.Repeat("line\n", 20),
+	}, "base")
+	sweeptest.WriteFiles(t, repo, map[string]string{"a.txt": "one\n2\nthree\n", "new name.txt": "x\n", "é\tq.txt": "tab\n", "img.bin": "\x00\x01\x02"})
+	sweeptest.Run(t, repo, "git", "rm", "-q", "old name.txt", "gone.txt")
+	sweeptest.Run(t, repo, "git", "mv", "dir/moved.py", "dir/renamed.py")
+	sweeptest.Run(t, repo, "chmod", "+x", "keep.sh")
+	got := ParsePatch([]byte(sweeptest.Diff(t, repo, "base")))
+	want := PatchStats{
+		Files: []FileChange{
+			{OldPath: "a.txt", NewPath: "a.txt"},
+			{OldPath: "dir/moved.py", NewPath: "dir/renamed.py"},
+			{OldPath: "gone.txt"},
+			{NewPath: "img.bin", Binary: true},
+			{OldPath: "keep.sh", NewPath: "keep.sh"},
+			{OldPath: "old name.txt", NewPath: "new name.txt"}, // same content: git sees a rename
+			{NewPath: "é\tq.txt"},
+		},
+		Additions: 3, Deletions: 2,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ParsePatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"a.txt", "dir/moved.py", "dir/renamed.py", "gone.txt", "img.bin", "keep.sh", "old name.txt", "new name.txt", "é\tq.txt"}, got.Paths()); d != "" {
+		t.Errorf("Paths (-want +got):\n%s", d)
+	}
+}
+
+func TestTestMatcher(t *testing.T) {
+	m, err := newTestMatcher(DefaultTestPaths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{
+		"tests/test_x.py": true, "tests/sub/data.json": true, "conftest.py": true, "src/pkg/conftest.py": true,
+		"pkg/test_mod.py": true, "pkg/mod_test.py": true, "cmd/x_test.go": true, "pkg/testdata/in.txt": true,
+		"src/calc.py": false, "attest/x.py": false, "testsuite.py": false, "contest.py": false,
+	} {
+		if got := m.isTest(p); got != want {
+			t.Errorf("isTest(%q) = %v, want %v", p, got, want)
+		}
+	}
+	if _, err := newTestMatcher([]string{"tests/[x"}); err == nil {
+		t.Error("bad pattern accepted")
+	}
+	if _, err := newTestMatcher([]string{"/abs/**"}); err == nil {
+		t.Error("absolute pattern accepted")
+	}
+}
+
+func TestScore(t *testing.T) {
+	resolved := BugOutcome{Passed: []string{"a"}}
+	partial := BugOutcome{Passed: []string{"a"}, Failed: []string{"b"}}
+	failed := BugOutcome{Failed: []string{"a"}}
+	skipped := BugOutcome{Other: []string{"a"}}
+	for _, tc := range []struct {
+		name        string
+		nBugs       int
+		outcomes    []BugOutcome
+		regressions int
+		applied     bool
+		buildOK     bool
+		want        Reward
+	}{
+		{"all resolved", 2, []BugOutcome{resolved, resolved}, 0, true, true,
+			Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{"partial and failed", 4, []BugOutcome{resolved, partial, failed, skipped}, 0, true, true,
+			Reward{Reward: 0.25, NSubtasks: 4, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{"regression zeroes the reward", 2, []BugOutcome{resolved, resolved}, 3, true, true,
+			Reward{NSubtasks: 2, NResolved: 2, NRegressions: 3, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{"build failure", 2, nil, 0, true, false, Reward{NSubtasks: 2, AgentPatchApplied: 1}},
+		{"unapplied patch", 1, []BugOutcome{failed}, 0, false, true, Reward{NSubtasks: 1, VisibleOK: 1, AgentBuildOK: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, Score(tc.nBugs, tc.outcomes, tc.regressions, tc.applied, tc.buildOK)); d != "" {
+				t.Error(d)
+			}
+		})
+	}
+}
+
+func TestOutcomeAndRegressions(t *testing.T) {
+	res := testresults.Results{"p": testresults.Passed, "f": testresults.Failed, "e": testresults.Error,
+		"s": testresults.Skipped, "x": testresults.XFail}
+	got := OutcomeOf([]string{"p", "f", "e", "s", "x", "missing"}, res)
+	want := BugOutcome{Passed: []string{"p"}, Failed: []string{"f", "e", "missing"}, Other: []string{"s", "x"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OutcomeOf (-want +got):\n%s", d)
+	}
+	if OutcomeOf([]string{"s"}, res).Resolved() {
+		t.Error("an all-skipped bug counts as resolved")
+	}
+	if d := cmp.Diff([]string{"missing", "s", "x"}, Regressions([]string{"p", "x", "s", "missing"}, res)); d != "" {
+		t.Errorf("Regressions (-want +got):\n%s", d)
+	}
+}
+
+func TestLoadBundleRejects(t *testing.T) {
+	valid := func() Bundle {
+		return Bundle{Schema: Schema, BaseRef: "baseline", BaseTests: "base.json",
+			Visible:  Suite{Command: Command{Command: "pytest"}, Format: "pytest"},
+			BugTests: Suite{Command: Command{Command: "pytest {tests}"}, Format: "pytest"},
+			Bugs:     []Bug{{ID: "b", TestPatch: "t.patch", FailToPass: []string{"x"}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Bundle)
+		raw  string
+		want string
+	}{
+		{name: "valid", edit: func(*Bundle) {}},
+		{name: "unknown field", raw: `{"schema": "sweep-bundle/1", "bugz": []}`, want: `unknown field "bugz"`},
+		{name: "schema", edit: func(b *Bundle) { b.Schema = "v0" }, want: `schema is "v0"`},
+		{name: "base ref", edit: func(b *Bundle) { b.BaseRef = "" }, want: "base_ref is required"},
+		{name: "format", edit: func(b *Bundle) { b.Visible.Format = "tap" }, want: `visible.format "tap" is not one of`},
+		{name: "command", edit: func(b *Bundle) { b.BugTests.Command.Command = "" }, want: "bug_tests.command is required"},
+		{name: "empty build", edit: func(b *Bundle) { b.Build = &Command{} }, want: "build.command is empty"},
+		{name: "test paths", edit: func(b *Bundle) { b.TestPaths = []string{"["} }, want: "test_paths: pattern"},
+		{name: "base tests outside", edit: func(b *Bundle) { b.BaseTests = "../base.json" }, want: "must be a path inside the bundle"},
+		{name: "no bugs", edit: func(b *Bundle) { b.Bugs = nil }, want: "at least one bug"},
+		{name: "repeated bug", edit: func(b *Bundle) { b.Bugs = append(b.Bugs, b.Bugs[0]) }, want: `id "b" is empty or repeated`},
+		{name: "no f2p", edit: func(b *Bundle) { b.Bugs[0].FailToPass = nil }, want: "fail_to_pass is empty"},
+		{name: "missing test patch", edit: func(b *Bundle) { b.Bugs[0].TestPatch = "nope.patch" }, want: "test_patch: stat"},
+		{name: "missing oracle patch", edit: func(b *Bundle) { b.Bugs[0].OraclePatch = "fix.patch" }, want: "oracle_patch: stat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sweeptest.WriteFiles(t, dir, map[string]string{"base.json": "[]", "t.patch": ""})
+			if tc.raw != "" {
+				sweeptest.WriteFiles(t, dir, map[string]string{BundleFile: tc.raw})
+			} else {
+				b := valid()
+				tc.edit(&b)
+				writeBundle(t, dir, b)
+			}
+			b, err := LoadBundle(dir)
+			if tc.want == "" {
+				if err != nil || len(b.TestPaths) == 0 {
+					t.Fatalf("LoadBundle = %+v, %v", b, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
