@@ -12,7 +12,7 @@ import (
 // The fixture is a small Python repository with two injected bugs: add subtracts and mul
 // adds. Its visible suite passes at the base; each bug's hidden tests fail there.
 var baseFiles = map[string]string{
-	"calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n",
+	"calc.py":               "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n",
 	"old_helper.py":         "HELP = 1\n",
 	"tests/__init__.py":     "",
 	"tests/test_visible.py": "from calc import add, neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n",
@@ -65,15 +65,15 @@ func newFixture(t *testing.T, edit func(*Bundle)) fixture {
 		return name
 	}
 	b := Bundle{
-		Schema:  Schema,
-		Workdir: repo,
-		BaseRef: "baseline",
-		Visible: Suite{Command: Command{Command: pytest + " -rA -p no:cacheprovider tests", TimeoutSec: 120}, Format: "pytest"},
+		Schema:    Schema,
+		Workdir:   repo,
+		BaseRef:   "baseline",
+		Visible:   Suite{Command: Command{Command: pytest + " -rA -p no:cacheprovider tests", TimeoutSec: 120}, Format: "pytest"},
 		BaseTests: "base_tests.json",
-		BugTests: Suite{Command: Command{Command: pytest + " -rA -p no:cacheprovider {tests}", TimeoutSec: 120}, Format: "pytest"},
+		BugTests:  Suite{Command: Command{Command: pytest + " -rA -p no:cacheprovider {tests}", TimeoutSec: 120}, Format: "pytest"},
 		Bugs: []Bug{
 			{ID: "add", FailToPass: []string{"tests/test_bug_add.py::test_add", "tests/test_bug_add.py::test_add_negative"},
-				TestPatch: patch("bugs/add/test.patch", map[string]string{"tests/test_bug_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_negative():\n    assert add(-1, 1) == 0\n"}),
+				TestPatch:   patch("bugs/add/test.patch", map[string]string{"tests/test_bug_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_negative():\n    assert add(-1, 1) == 0\n"}),
 				OraclePatch: patch("bugs/add/fix.patch", map[string]string{"calc.py": calc(fixedAdd, "", "")})},
 			{ID: "mul", FailToPass: []string{"tests/test_bug_mul.py::test_mul"},
 				TestPatch:   patch("bugs/mul/test.patch", map[string]string{"tests/test_bug_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}),
