@@ -38,6 +38,9 @@ func podRoot(t *testing.T, files map[string]string) Paths {
 	t.Helper()
 	root := t.TempDir()
 	sweeptest.WriteFiles(t, root, files)
+	if err := os.MkdirAll(filepath.Join(root, "dev"), 0o755); err != nil { // the kubelet provides /dev/termination-log
+		t.Fatal(err)
+	}
 	return RootedPaths(root)
 }
 

@@ -1,0 +1,179 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+)
+
+// collectNow runs the collector against a finished (or not) stage and decodes its report the
+// way the controller does.
+func collectNow(t *testing.T, ctx context.Context, spec pc.StageSpec, paths Paths) (pc.Summary, map[string][]byte) {
+	t.Helper()
+	var stdout bytes.Buffer
+	s, err := RunCollector(ctx, spec, paths, &stdout, CollectOptions{Poll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := readFile(t, paths.TerminationLog)
+	if len(msg) > pc.MaxSummaryBytes {
+		t.Fatalf("termination message has %d bytes", len(msg))
+	}
+	got, err := pc.DecodeSummary(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.StreamID != s.StreamID || got.Streamed != s.Streamed {
+		t.Fatalf("termination message %+v differs from the returned summary", got)
+	}
+	var outputs map[string][]byte
+	if got.Streamed {
+		outputs, err = pc.DecodeStream(&stdout, got, spec.Limits)
+	} else {
+		if stdout.Len() != 0 {
+			t.Errorf("inline summary but %d bytes on stdout", stdout.Len())
+		}
+		outputs, err = got.InlineOutputs()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, outputs
+}
+
+func TestCollectorAfterAgent(t *testing.T) {
+	paths := podRoot(t, map[string]string{"sweep/input/agent.patch": patchFrom(t, map[string]string{"src/a.py": "x = 2\n"})})
+	spec := agentSpec(sweeptest.GitRepo(t, repoFiles, ""), paths, pc.AgentSpec{Kind: pc.AgentPatch})
+	if _, err := RunAgent(context.Background(), spec, paths); err != nil {
+		t.Fatal(err)
+	}
+	s, outputs := collectNow(t, context.Background(), spec, paths)
+	if !s.Done || s.Streamed || s.ExitCode != 0 || s.Reason != "" || s.StartedAt == nil || s.Stage != pc.StageAgent {
+		t.Errorf("summary = %+v", s)
+	}
+	patch := outputs[pc.PatchKey]
+	if !strings.Contains(string(patch), "+x = 2") || !strings.Contains(string(outputs[pc.RecordAgentLog]), "agent patch starting") {
+		t.Errorf("outputs = %q", outputs)
+	}
+	if o, _ := s.Output(pc.PatchKey); o.Size != int64(len(patch)) || len(o.SHA256) != 64 {
+		t.Errorf("patch output = %+v", o)
+	}
+}
+
+func TestCollectorStreamsLargeOutputs(t *testing.T) {
+	paths := podRoot(t, nil)
+	noise := make([]byte, 64<<10)
+	rand.Read(noise)
+	spec := verifierSpec(paths)
+	spec.Limits = pc.Limits{MaxRecordBytes: 32 << 10}
+	d := Done{Stage: pc.StageVerifier, ExitCode: 0, Rewards: map[string]float64{"reward": 0.5},
+		Logs: map[string]LogInfo{pc.RecordTestStdout: {OriginalSize: 1 << 20, Truncated: true}}}
+	os.MkdirAll(paths.VerifierDir, 0o755)
+	os.WriteFile(paths.testStdout(), noise, 0o644)
+	os.WriteFile(paths.rewardJSON(), []byte(`{"reward": 0.5}`), 0o644)
+	if err := writeDone(paths.Done, d); err != nil {
+		t.Fatal(err)
+	}
+	s, outputs := collectNow(t, context.Background(), spec, paths)
+	if !s.Streamed || s.Rewards["reward"] != 0.5 {
+		t.Errorf("summary = %+v", s)
+	}
+	want := []pc.Output{
+		pc.NewOutput(pc.RecordTestStdout, noise[:32<<10], 1<<20),
+		pc.NewOutput(pc.RecordReward, []byte(`{"reward": 0.5}`), 15),
+		{Name: pc.RecordEval, Missing: true},
+	}
+	if diff := cmp.Diff(want, s.Outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	if !s.Outputs[0].Truncated || !bytes.Equal(outputs[pc.RecordTestStdout], noise[:32<<10]) {
+		t.Error("test-stdout.txt not truncated as described")
+	}
+}
+
+func TestCollectorPatchTooLarge(t *testing.T) {
+	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": strings.Repeat("+", 2000)})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec.Limits = pc.Limits{MaxRecordBytes: 1000}
+	writeDone(paths.Done, Done{Stage: pc.StageAgent})
+	s, outputs := collectNow(t, context.Background(), spec, paths)
+	if o, _ := s.Output(pc.PatchKey); !o.TooLarge || o.OriginalSize != 2000 || o.Size != 0 {
+		t.Errorf("patch output = %+v", o)
+	}
+	if _, ok := outputs[pc.PatchKey]; ok {
+		t.Error("a too-large patch was sent")
+	}
+}
+
+func TestCollectorInterrupted(t *testing.T) {
+	paths := podRoot(t, map[string]string{"logs/agent/agent.log": "half way\n"})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	s, outputs := collectNow(t, ctx, spec, paths)
+	if s.Done || s.Reason != pc.ReasonCollectorInterrupted || !strings.Contains(s.Message, "before the stage wrote done") {
+		t.Errorf("summary = %+v", s)
+	}
+	if string(outputs[pc.RecordAgentLog]) != "half way\n" {
+		t.Errorf("outputs = %q", outputs)
+	}
+	if o, _ := s.Output(pc.PatchKey); !o.Missing {
+		t.Errorf("patch output = %+v", o)
+	}
+}
+
+func TestCollectorBadDoneFile(t *testing.T) {
+	paths := podRoot(t, map[string]string{"sweep/run/done": "{not json"})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	s, _ := collectNow(t, context.Background(), spec, paths)
+	if s.Done || s.Reason != pc.ReasonCollectorInterrupted || !strings.Contains(s.Message, "done file") {
+		t.Errorf("summary = %+v", s)
+	}
+}
+
+func TestCollectorCannotWriteTerminationLog(t *testing.T) {
+	paths := podRoot(t, nil)
+	paths.TerminationLog = "/nonexistent/dir/termination-log"
+	writeDone(paths.Done, Done{Stage: pc.StageAgent})
+	_, err := RunCollector(context.Background(), agentSpec("", paths, pc.AgentSpec{}), paths, &bytes.Buffer{}, CollectOptions{})
+	if err == nil || !strings.Contains(err.Error(), "termination message") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestReadSpec(t *testing.T) {
+	for _, tc := range []struct{ name, spec, want string }{
+		{"valid", `{"stage": "agent", "artifacts": [{"path": "/logs/artifacts/model.patch", "key": "model.patch"}]}`, ""},
+		{"missing", "", "no such file"},
+		{"not json", "{", "unexpected end of JSON"},
+		{"stage", `{"stage": "build"}`, `unknown stage "build"`},
+		{"relative artifact", `{"stage": "agent", "artifacts": [{"path": "x", "key": "x"}]}`, "needs an absolute path"},
+		{"bad key", `{"stage": "agent", "artifacts": [{"path": "/x", "key": "a/b"}]}`, "valid key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{}
+			if tc.spec != "" {
+				files["sweep/spec/stage.json"] = tc.spec
+			}
+			paths := podRoot(t, files)
+			s, err := ReadSpec(paths.Spec)
+			if tc.want == "" {
+				if err != nil || s.Limits != pc.DefaultLimits() {
+					t.Fatalf("ReadSpec = %+v, %v", s, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package hook
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+)
+
+func verifierSpec(paths Paths) pc.StageSpec {
+	return pc.StageSpec{Stage: pc.StageVerifier, Task: "t", Trial: "tr", TimeoutSeconds: 30, GraceSeconds: 0.5,
+		Env:       map[string]string{"VERIFIER_FLAG": "on"},
+		Artifacts: []pc.Artifact{{Path: paths.Patch, Key: pc.PatchKey}}}
+}
+
+func TestVerifyTestScript(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		testSh      string // "" : no test.sh
+		timeout     float64
+		wantReason  string
+		wantMsg     string
+		wantRewards map[string]float64
+	}{
+		{name: "reward.json; exit code ignored", testSh: `test "$VERIFIER_FLAG" = on || exit 9
+test -f "$PATCH_AT" || exit 9
+test ! -e "$VERIFIER_DIR/stale.txt" || exit 9
+echo '{"reward": 1, "n_resolved": 3}' > "$VERIFIER_DIR/reward.json"; echo graded; exit 1`,
+			wantRewards: map[string]float64{"reward": 1, "n_resolved": 3}},
+		{name: "reward.txt", testSh: `echo ' 0.25 ' > "$VERIFIER_DIR/reward.txt"`, wantRewards: map[string]float64{"reward": 0.25}},
+		{name: "missing test.sh", wantReason: pc.ReasonRewardMissing, wantMsg: "no test script"},
+		{name: "no reward file", testSh: "true", wantReason: pc.ReasonRewardMissing, wantMsg: "neither reward.json nor reward.txt"},
+		{name: "string reward", testSh: `echo '{"reward": "1"}' > "$VERIFIER_DIR/reward.json"`,
+			wantReason: pc.ReasonRewardMissing, wantMsg: `reward.json key "reward": "1" is not a number`},
+		{name: "NaN reward", testSh: `echo '{"reward": NaN}' > "$VERIFIER_DIR/reward.json"`,
+			wantReason: pc.ReasonRewardMissing, wantMsg: "reward.json is not a JSON object: invalid character 'N'"},
+		{name: "nested reward", testSh: `echo '{"reward": {"a": 1}}' > "$VERIFIER_DIR/reward.json"`,
+			wantReason: pc.ReasonRewardMissing, wantMsg: `reward.json key "reward": {"a": 1} is not a number`},
+		{name: "bad reward.txt", testSh: `echo 'inf' > "$VERIFIER_DIR/reward.txt"`,
+			wantReason: pc.ReasonRewardMissing, wantMsg: "reward.txt: not a number"},
+		{name: "timeout", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/reward.json"; sleep 30 & sleep 30`, timeout: 0.3,
+			wantReason: pc.ReasonVerifierTimeout, wantMsg: "verifier timed out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"sweep/input/model.patch": "diff\n", "logs/verifier/stale.txt": "old"}
+			if tc.testSh != "" {
+				files["tests/test.sh"] = tc.testSh + "\n"
+			}
+			paths := podRoot(t, files)
+			t.Setenv("VERIFIER_DIR", paths.VerifierDir)
+			t.Setenv("PATCH_AT", paths.Patch)
+			spec := verifierSpec(paths)
+			if tc.timeout > 0 {
+				spec.TimeoutSeconds = tc.timeout
+			}
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Reason != tc.wantReason || !strings.Contains(d.Message, tc.wantMsg) {
+				t.Errorf("done = reason %q message %q; want %q, %q", d.Reason, d.Message, tc.wantReason, tc.wantMsg)
+			}
+			if d := cmp.Diff(tc.wantRewards, d.Rewards); d != "" {
+				t.Errorf("rewards (-want +got):\n%s", d)
+			}
+			if _, err := ReadDone(paths.Done); err != nil {
+				t.Error(err)
+			}
+			if _, err := os.Stat(paths.testStdout()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestParseRewardJSON(t *testing.T) {
+	many := "{" + strings.Repeat(`"k`, 0)
+	for i := range 40 {
+		if i > 0 {
+			many += ","
+		}
+		many += `"k` + strings.Repeat("x", i) + `": 1`
+	}
+	many += "}"
+	for _, tc := range []struct{ in, want string }{
+		{`{"reward": 0.5, "n": -2, "e": 1e3}`, ""},
+		{`[1]`, "not a JSON object"},
+		{`null`, "not a JSON object"},
+		{`{}`, "reward.json is empty"},
+		{`{"a": 1} {"b": 2}`, "data after its object"},
+		{`{"a": true}`, "is not a number"},
+		{`{"a": null}`, "is not a number"},
+		{`{"a": 1e999}`, "not a finite number"},
+		{`{"` + strings.Repeat("k", 65) + `": 1}`, "keys must have 1 to 64 bytes"},
+		{many, "has 40 keys, at most 32"},
+	} {
+		_, err := parseRewardJSON([]byte(tc.in))
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("parseRewardJSON(%.40s) error = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestVerifyBuiltInGrader(t *testing.T) {
+	pytest := sweeptest.Pytest(t)
+	repo := sweeptest.GitRepo(t, map[string]string{"tests/__init__.py": "", "m.py": "def f():\n    return 1\n", "tests/test_v.py": "from m import f\n\ndef test_v():\n    assert f() in (1, 2)\n"}, "baseline")
+	sweeptest.WriteFiles(t, repo, map[string]string{"tests/test_h.py": "from m import f\n\ndef test_h():\n    assert f() == 2\n"})
+	testPatch := sweeptest.Diff(t, repo, "baseline")
+	sweeptest.WriteFiles(t, repo, map[string]string{"m.py": "def f():\n    return 2\n"})
+	fix := sweeptest.Diff(t, repo, "baseline")
+	bundle := `{"schema": "sweep-bundle/1", "base_ref": "baseline", "base_tests": "base.json",
+  "visible": {"command": "` + pytest + ` -rA -p no:cacheprovider tests", "format": "pytest"},
+  "bug_tests": {"command": "` + pytest + ` -rA -p no:cacheprovider {tests}", "format": "pytest"},
+  "bugs": [{"id": "b1", "test_patch": "b1.patch", "fail_to_pass": ["tests/test_h.py::test_h"]}]}`
+	for _, tc := range []struct {
+		name        string
+		bundle      map[string]string
+		grader      string
+		patch       string
+		wantReason  string
+		wantMsg     string
+		wantRewards map[string]float64
+	}{
+		{name: "resolved", grader: pc.GraderSWESweep, patch: fix,
+			bundle:      map[string]string{"bundle.json": bundle, "base.json": `["tests/test_v.py::test_v"]`, "b1.patch": testPatch},
+			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "n_partial": 0, "visible_ok": 1, "n_regressions": 0, "agent_patch_applied": 1, "agent_build_ok": 1, "grader_failed": 0}},
+		{name: "grader crash", grader: pc.GraderSWESweep, bundle: map[string]string{"bundle.json": "{"},
+			wantReason: pc.ReasonGraderFailed, wantMsg: "the grader reported grader_failed",
+			wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
+		{name: "unknown grader", grader: "magic", wantReason: pc.ReasonGraderFailed, wantMsg: `unknown built-in grader "magic"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{}
+			for k, v := range tc.bundle {
+				files["tests/"+k] = v
+			}
+			if tc.patch != "" {
+				files["sweep/input/model.patch"] = tc.patch
+			}
+			paths := podRoot(t, files)
+			spec := verifierSpec(paths)
+			spec.Workdir = repo
+			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader, GraderDir: paths.Tests}
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Reason != tc.wantReason || !strings.Contains(d.Message, tc.wantMsg) {
+				t.Errorf("done = reason %q message %q; want %q, %q\n%s", d.Reason, d.Message, tc.wantReason, tc.wantMsg, readFile(t, paths.testStdout()))
+			}
+			if d := cmp.Diff(tc.wantRewards, d.Rewards); d != "" {
+				t.Errorf("rewards (-want +got):\n%s", d)
+			}
+			if tc.wantRewards != nil {
+				if _, err := os.Stat(filepath.Join(paths.VerifierDir, "eval.json")); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+func TestVerifyGraderThatWritesNoReward(t *testing.T) {
+	paths := podRoot(t, nil)
+	spec := verifierSpec(paths)
+	spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWESweep, GraderDir: paths.Tests}
+	// A "binary" that exits without writing anything stands for a grader that crashed hard.
+	d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: "/bin/false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Reason != pc.ReasonGraderFailed || !strings.Contains(d.Message, "neither reward.json nor reward.txt (exit code 1)") {
+		t.Errorf("done = %q %q", d.Reason, d.Message)
+	}
+	if got := readFile(t, paths.rewardJSON()); !strings.Contains(got, `"grader_failed": 1`) {
+		t.Errorf("reward.json = %s", got)
+	}
+}
