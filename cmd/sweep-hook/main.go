@@ -51,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = hook.Install(self, args[1])
 		}
 	case "agent", "verify", "collect":
-		err = runStage(ctx, args[0], args[1:], stdout)
+		err = runStage(ctx, args[0], args[1:], stdout, stderr)
 	case "grade":
 		return grade(ctx, args[1:], stdout, stderr)
 	default:
@@ -65,8 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func runStage(ctx context.Context, stage string, args []string, stdout io.Writer) error {
+func runStage(ctx context.Context, stage string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(stage, flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	root := fs.String("root", "", "directory that stands for / (for tests); empty in Pods")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -168,7 +168,7 @@ type proc struct {
 }
 
 // members returns the live processes of the tree: the root's descendants, its session, and
-// processes carrying the marker (with their descendants).
+// orphans reparented to us that carry the marker (with their descendants).
 func (t *tree) members() []int {
 	procs := listProcs()
 	children := map[int][]int{}
@@ -186,8 +186,11 @@ func (t *tree) members() []int {
 			add(c)
 		}
 	}
+	self := os.Getpid()
 	for _, p := range procs {
-		if p.pid == t.root || p.session == t.root || t.hasMarker(p.pid) {
+		// Orphans of the tree are reparented to us (the subreaper); only those need their
+		// environment read.
+		if p.pid == t.root || p.session == t.root || (p.ppid == self && t.hasMarker(p.pid)) {
 			add(p.pid)
 		}
 	}
