@@ -248,7 +248,8 @@ func TestSIGTERM(t *testing.T) {
 	})
 	t.Run("agent stage ends its tree", func(t *testing.T) {
 		spec := pc.StageSpec{Stage: pc.StageAgent, Workdir: t.TempDir(), GraceSeconds: 0.2,
-			Agent: &pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c", "(setsid sleep 300 &); echo up; sleep 300"}}}
+			Agent: &pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c", "(setsid sleep 300 &); echo up; sleep 300"},
+				Env: map[string]string{"SIGTERM_TEST": t.TempDir()}}}
 		p := newPod(t, nil).withSpec(spec)
 		cmd, out := p.start("agent")
 		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(readOrEmpty(p.AgentLog), "up"); {
@@ -265,8 +266,8 @@ func TestSIGTERM(t *testing.T) {
 		if err != nil || d.Reason != pc.ReasonAgentTimeout || d.Message != "agent terminated" {
 			t.Fatalf("done %+v, %v", d, err)
 		}
-		// The stage's children are gone with it: nothing is left in its session.
-		if sessionAlive(cmd.Process.Pid) {
+		// The stage's children are gone with it, the setsid daemon too.
+		if alive("SIGTERM_TEST=" + spec.Agent.Env["SIGTERM_TEST"]) {
 			t.Error("a process of the agent is still alive")
 		}
 	})
@@ -277,16 +278,13 @@ func readOrEmpty(path string) string {
 	return string(b)
 }
 
-// sessionAlive reports whether a live process has a "sleep 300" command line and descends
-// from the session sweep-hook started (they carry its marker variable).
-func sessionAlive(hookPid int) bool {
+// alive reports whether a live process has tag in its environment.
+func alive(tag string) bool {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if bytes.Contains(cmdline, []byte("sleep\x00300")) && bytes.Contains(env, []byte("SWEEP_HOOK_TREE=")) &&
-			!bytes.Contains(stat, []byte(") Z")) {
+		if bytes.Contains(env, []byte(tag)) && !bytes.Contains(stat, []byte(") Z")) {
 			return true
 		}
 	}

@@ -55,8 +55,9 @@ func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error)
 	}
 	log.Printf("agent finished: %s", o.describe())
 
-	// Collection runs even after an agent failure or timeout: the work so far is graded.
-	d.Hooks = collect(ctx, spec, paths, log, env, base)
+	// Collection runs even after an agent failure or timeout: the work so far is graded. It
+	// also runs after SIGTERM, bounded by the hooks' own timeouts, within the Pod's grace.
+	d.Hooks = collect(context.WithoutCancel(ctx), spec, paths, log, env, base)
 	d.Timings["collect"] = seconds(agentEnd, time.Now())
 
 	info, err := log.Close()

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -160,13 +159,4 @@ func newStreamID() string {
 	b := make([]byte, 12)
 	rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// Install copies the running binary to dir/sweep-hook (the sweep-install init container).
-func Install(self, dir string) error {
-	b, err := os.ReadFile(self)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(filepath.Join(dir, "sweep-hook"), b, 0o755)
 }
