@@ -1,0 +1,76 @@
+// Command manager runs the sweep-operator controllers.
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/swe-sweep/sweep-operator/controllers"
+)
+
+func main() {
+	var (
+		metricsAddr, probeAddr string
+		leaderElect            bool
+		qps                    float64
+		burst                  int
+		opts                   controllers.Options
+	)
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
+	flag.BoolVar(&leaderElect, "leader-elect", true, "elect a leader so that only one manager reconciles")
+	flag.Float64Var(&qps, "kube-api-qps", 100, "queries per second to the API server")
+	flag.IntVar(&burst, "kube-api-burst", 200, "burst of queries to the API server")
+	flag.StringVar(&opts.HookImage, "hook-image", os.Getenv("SWEEP_HOOK_IMAGE"), "sweep-hook image for the install init container and the collector (env SWEEP_HOOK_IMAGE)")
+	flag.DurationVar(&opts.StartTimeout, "environment-start-timeout", 10*time.Minute, "how long a stage's Pod may take to start before it is an infrastructure failure")
+	flag.IntVar(&opts.TrialConcurrency, "trial-concurrency", 10, "TaskTrials reconciled at once")
+	flag.IntVar(&opts.SweepRunConcurrency, "sweeprun-concurrency", 2, "SweepRuns reconciled at once (their status writes are the hot spot)")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	setupLog := ctrl.Log.WithName("setup")
+	if opts.HookImage == "" {
+		setupLog.Error(nil, "no sweep-hook image: pass --hook-image or set SWEEP_HOOK_IMAGE")
+		os.Exit(2)
+	}
+
+	cfg := ctrl.GetConfigOrDie()
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        controllers.NewScheme(),
+		Cache:                         controllers.CacheOptions(),
+		Metrics:                       metricsserver.Options{BindAddress: metricsAddr},
+		HealthProbeBindAddress:        probeAddr,
+		LeaderElection:                leaderElect,
+		LeaderElectionID:              "sweep-operator.eval.sweep.dev",
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		setupLog.Error(err, "create manager")
+		os.Exit(1)
+	}
+	if err := controllers.Setup(mgr, opts); err != nil {
+		setupLog.Error(err, "set up controllers")
+		os.Exit(1)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		setupLog.Error(err, "add health check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		setupLog.Error(err, "add readiness check")
+		os.Exit(1)
+	}
+	setupLog.Info("starting manager", "hookImage", opts.HookImage)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		setupLog.Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}

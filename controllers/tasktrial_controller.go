@@ -1,0 +1,111 @@
+package controllers
+
+import (
+	"context"
+	"io"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+)
+
+// LogReader streams a container's log; the real one reads pods/log.
+type LogReader interface {
+	ContainerLog(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error)
+}
+
+// PodLogReader reads logs through the Kubernetes API.
+type PodLogReader struct{ Clientset kubernetes.Interface }
+
+// ContainerLog implements LogReader.
+func (r PodLogReader) ContainerLog(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error) {
+	return r.Clientset.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container}).Stream(ctx)
+}
+
+// TaskTrialReconciler runs one trial: agent Job, harvest, verifier Job, harvest, score.
+type TaskTrialReconciler struct {
+	client.Client
+	Logs LogReader
+	// HookImage is the sweep-hook image of the install init container and the collector.
+	HookImage string
+	// StartTimeout bounds the time from a stage Job's creation to its main container starting.
+	StartTimeout time.Duration
+	// MaxConcurrentReconciles is the controller's concurrency.
+	MaxConcurrentReconciles int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=create
+
+// Reconcile gathers the trial's changes and writes its status once.
+func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	trial := &evalv1.TaskTrial{}
+	if err := r.Get(ctx, req.NamespacedName, trial); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !trial.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	before := trial.Status.DeepCopy()
+	s := &trialScope{r: r, trial: trial, now: r.now()}
+	result, err := s.run(ctx)
+	trial.Status.ObservedGeneration = trial.Generation
+	if !equality.Semantic.DeepEqual(before, &trial.Status) {
+		if uerr := r.Status().Update(ctx, trial); uerr != nil {
+			if apierrors.IsConflict(uerr) {
+				return ctrl.Result{Requeue: true}, nil
+			}
+			return ctrl.Result{}, uerr
+		}
+	}
+	if err != nil {
+		log.FromContext(ctx).Error(err, "reconcile trial", "trial", req.NamespacedName)
+	}
+	return result, err
+}
+
+func (r *TaskTrialReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// SetupWithManager watches trials (their own status writes included: a recorded harvest is
+// what lets the next reconcile delete the harvested Job), their Jobs, and their Pods by the
+// trial label, so that a Pod stuck pulling an image is noticed before its Job ends.
+func (r *TaskTrialReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	podToTrial := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		name := o.GetLabels()[evalv1.LabelTrial]
+		if name == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&evalv1.TaskTrial{}).
+		Owns(&batchv1.Job{}).
+		Watches(&corev1.Pod{}, podToTrial).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
+		Named("tasktrial").
+		Complete(r)
+}

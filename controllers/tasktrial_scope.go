@@ -1,0 +1,330 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/failure"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+)
+
+// trialScope is one reconcile of one trial: the phases below read and change it, and the
+// reconciler writes its status once at the end.
+type trialScope struct {
+	r         *TaskTrialReconciler
+	trial     *evalv1.TaskTrial
+	now       time.Time
+	task      *taskdef.Task
+	timeouts  podbuild.Timeouts
+	resources corev1.ResourceRequirements
+}
+
+// phase is one step of the trial; done says the reconcile stops here with result.
+type phase func(ctx context.Context) (result ctrl.Result, done bool, err error)
+
+func (s *trialScope) run(ctx context.Context) (ctrl.Result, error) {
+	st := &s.trial.Status
+	if err := s.deleteHarvestedJobs(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
+	if st.Phase.Finished() {
+		return ctrl.Result{}, nil
+	}
+	if st.Phase == "" {
+		st.Phase = evalv1.TrialPending
+		st.StartTime = s.metaNow()
+	}
+	for _, p := range []phase{s.loadTask, s.ensureInputs, s.agentStage, s.verifierStage} {
+		result, done, err := p(ctx)
+		if err != nil || done {
+			return result, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+func (s *trialScope) metaNow() *metav1.Time {
+	t := metav1.NewTime(s.now)
+	return &t
+}
+
+// loadTask parses the definition and the run's policies; any error is the task's and final.
+func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
+	spec := &s.trial.Spec
+	fail := func(msg string) (ctrl.Result, bool, error) {
+		s.finish(evalv1.TrialError, failure.ReasonInvalidTask, msg)
+		return ctrl.Result{}, true, nil
+	}
+	if spec.Definition == "" {
+		return fail(fmt.Sprintf("spec.definition is empty: task %q needs its task.toml (the %s key of the task ConfigMap)", spec.Task, evalv1.TaskTOMLKey))
+	}
+	task, err := taskdef.Parse(fmt.Sprintf("spec.definition (task.toml of task %q)", spec.Task), []byte(spec.Definition))
+	if err != nil {
+		return fail(err.Error())
+	}
+	if spec.Images.Agent == "" {
+		return fail(fmt.Sprintf("spec.images.agent is empty: annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationAgentImage))
+	}
+	if spec.Images.Verifier == "" {
+		return fail(fmt.Sprintf("spec.images.verifier is empty: annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationVerifierImage))
+	}
+	if spec.Agent.Oracle != nil && spec.SolutionConfigMap == "" {
+		return fail(fmt.Sprintf("spec.solutionConfigMap is empty: the oracle agent needs the task's solution; annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationSolution))
+	}
+	if s.timeouts, err = podbuild.StageTimeouts(s.trial, task); err != nil {
+		return fail(err.Error())
+	}
+	if s.resources, err = podbuild.Resources(spec.Resources, task.Environment); err != nil {
+		return fail(err.Error())
+	}
+	s.task = task
+	return ctrl.Result{}, false, nil
+}
+
+// ensureInputs creates, once, the Secret holding both stage specs and the stages'
+// NetworkPolicies.
+func (s *trialScope) ensureInputs(ctx context.Context) (ctrl.Result, bool, error) {
+	if s.trial.Status.Agent != nil {
+		return ctrl.Result{}, false, nil
+	}
+	agentSpec, err := json.Marshal(podbuild.AgentStageSpec(s.trial, s.task, s.timeouts))
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	verifierSpec, err := json.Marshal(podbuild.VerifierStageSpec(s.trial, s.task, s.timeouts))
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: podbuild.InputSecretName(s.trial.Name), Namespace: s.trial.Namespace, Labels: podbuild.Labels(s.trial, "")},
+		Data: map[string][]byte{
+			podbuild.SpecKey(podcontract.StageAgent):    agentSpec,
+			podbuild.SpecKey(podcontract.StageVerifier): verifierSpec,
+		},
+	}
+	objs := []client.Object{secret}
+	for _, st := range []struct {
+		stage podcontract.Stage
+		cfg   taskdef.Stage
+	}{{podcontract.StageAgent, s.task.Agent}, {podcontract.StageVerifier, s.task.Verifier.Stage}} {
+		if np, _ := podbuild.NetworkPolicy(s.trial, st.stage, st.cfg.NetworkMode, st.cfg.AllowedHosts); np != nil {
+			objs = append(objs, np)
+		}
+	}
+	for _, o := range objs {
+		if err := s.createOwned(ctx, o); err != nil {
+			return ctrl.Result{}, true, err
+		}
+	}
+	return ctrl.Result{}, false, nil
+}
+
+func (s *trialScope) createOwned(ctx context.Context, o client.Object) error {
+	if err := controllerutil.SetControllerReference(s.trial, o, s.r.Scheme()); err != nil {
+		return err
+	}
+	if err := s.r.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
+	}
+	return nil
+}
+
+func (s *trialScope) agentStage(ctx context.Context) (ctrl.Result, bool, error) {
+	return s.stage(ctx, podcontract.StageAgent, &s.trial.Status.Agent)
+}
+
+func (s *trialScope) verifierStage(ctx context.Context) (ctrl.Result, bool, error) {
+	return s.stage(ctx, podcontract.StageVerifier, &s.trial.Status.Verifier)
+}
+
+// stage drives one stage: create its Job, watch it, and act on how it ended.
+func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **evalv1.StageStatus) (ctrl.Result, bool, error) {
+	st := &s.trial.Status
+	if *ss != nil && (*ss).CompletionTime != nil {
+		return ctrl.Result{}, false, nil
+	}
+	if *ss == nil {
+		*ss = &evalv1.StageStatus{Run: 1, JobName: podbuild.JobName(s.trial.Name, stage, 1)}
+	}
+	if stage == podcontract.StageAgent {
+		st.Phase = evalv1.TrialAgentRunning
+	} else {
+		st.Phase = evalv1.TrialVerifying
+	}
+	if st.RetryAfter != nil && s.now.Before(st.RetryAfter.Time) {
+		return ctrl.Result{RequeueAfter: st.RetryAfter.Sub(s.now)}, true, nil
+	}
+	st.RetryAfter = nil
+	job := &batchv1.Job{}
+	err := s.r.Get(ctx, types.NamespacedName{Namespace: s.trial.Namespace, Name: (*ss).JobName}, job)
+	if apierrors.IsNotFound(err) {
+		return s.createJob(ctx, stage, *ss)
+	}
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	obs, pod, err := s.observe(ctx, stage, job)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	verdict := failure.Classify(obs)
+	if !verdict.Done {
+		return ctrl.Result{RequeueAfter: s.recheckAfter(obs)}, true, nil
+	}
+	decision := failure.Next(verdict, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
+	if decision.Step == failure.StepProceed {
+		if hv, err := s.harvest(ctx, stage, obs.Summary, pod); err != nil {
+			return ctrl.Result{}, true, err
+		} else if hv != nil {
+			decision = failure.Next(*hv, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
+			verdict = *hv
+		}
+	}
+	s.recordStageEnd(stage, *ss, verdict, obs.Summary)
+	switch decision.Step {
+	case failure.StepRetry:
+		return s.retry(ctx, stage, ss, verdict.Class, decision)
+	case failure.StepFinish:
+		s.finish(decision.Phase, decision.Reason, decision.Message)
+		return ctrl.Result{}, true, nil
+	}
+	if stage == podcontract.StageVerifier {
+		s.finishGraded()
+		return ctrl.Result{}, true, nil
+	}
+	return ctrl.Result{}, false, nil
+}
+
+func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss *evalv1.StageStatus) (ctrl.Result, bool, error) {
+	job := podbuild.Job(podbuild.JobInput{Trial: s.trial, Task: s.task, Stage: stage, Run: ss.Run,
+		HookImage: s.r.HookImage, Timeouts: s.timeouts, Resources: s.resources})
+	if err := s.createOwned(ctx, job); err != nil {
+		return ctrl.Result{}, true, err
+	}
+	if ss.StartTime == nil {
+		ss.StartTime = s.metaNow()
+	}
+	return ctrl.Result{RequeueAfter: s.r.StartTimeout}, true, nil
+}
+
+// recheckAfter wakes the trial when its start timeout would expire; Job and Pod events wake it
+// for everything else.
+func (s *trialScope) recheckAfter(obs failure.Stage) time.Duration {
+	if obs.Pod != nil && obs.Pod.Started {
+		return 0
+	}
+	return max(obs.JobCreated.Add(obs.StartTimeout).Sub(s.now), time.Second)
+}
+
+func (s *trialScope) retry(ctx context.Context, stage podcontract.Stage, ss **evalv1.StageStatus, class failure.Class, d failure.Decision) (ctrl.Result, bool, error) {
+	st := &s.trial.Status
+	if class == failure.ClassVerifier {
+		st.VerifierRetries++
+	} else {
+		st.InfrastructureRetries++
+	}
+	old := *ss
+	if err := s.deleteJob(ctx, old.JobName); err != nil {
+		return ctrl.Result{}, true, err
+	}
+	run := old.Run + 1
+	*ss = &evalv1.StageStatus{Run: run, JobName: podbuild.JobName(s.trial.Name, stage, run)}
+	st.RetryAfter = &metav1.Time{Time: s.now.Add(d.Backoff)}
+	st.Reason, st.Message = d.Reason, d.Message
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: conditionOf(stage), Status: metav1.ConditionFalse,
+		Reason: d.Reason, Message: d.Message, ObservedGeneration: s.trial.Generation})
+	return ctrl.Result{RequeueAfter: max(d.Backoff, time.Millisecond)}, true, nil
+}
+
+func conditionOf(stage podcontract.Stage) string {
+	if stage == podcontract.StageAgent {
+		return evalv1.TrialAgentCompleted
+	}
+	return evalv1.TrialVerified
+}
+
+func (s *trialScope) recordStageEnd(stage podcontract.Stage, ss *evalv1.StageStatus, v failure.Verdict, sum *podcontract.Summary) {
+	ss.CompletionTime = s.metaNow()
+	ss.Reason, ss.Message = v.Reason, v.Message
+	if sum != nil {
+		code := int32(sum.ExitCode)
+		ss.ExitCode = &code
+	}
+	if v.Class == failure.ClassInfrastructure || v.Class == failure.ClassVerifier && stage == podcontract.StageVerifier {
+		return
+	}
+	reason := v.Reason
+	if reason == "" {
+		reason = "Completed"
+	}
+	st := &s.trial.Status
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: conditionOf(stage), Status: metav1.ConditionTrue,
+		Reason: reason, Message: v.Message, ObservedGeneration: s.trial.Generation})
+	if v.Reason != "" {
+		st.Reason, st.Message = v.Reason, v.Message
+	}
+}
+
+// finish ends the trial.
+func (s *trialScope) finish(phase evalv1.TrialPhase, reason, message string) {
+	st := &s.trial.Status
+	st.Phase, st.Reason, st.Message = phase, reason, message
+	st.CompletionTime = s.metaNow()
+	st.RetryAfter = nil
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialComplete, Status: metav1.ConditionTrue,
+		Reason: reason, Message: message, ObservedGeneration: s.trial.Generation})
+}
+
+// finishGraded ends a trial whose verifier produced rewards. The trial keeps the agent's
+// reason (AgentTimeout, ...) when it had one.
+func (s *trialScope) finishGraded() {
+	st := &s.trial.Status
+	reason, message := "Graded", fmt.Sprintf("score %s", st.Score)
+	if st.Agent != nil && st.Agent.Reason != "" {
+		reason, message = st.Agent.Reason, st.Agent.Message
+	}
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialVerified, Status: metav1.ConditionTrue,
+		Reason: "Graded", Message: fmt.Sprintf("score %s", st.Score), ObservedGeneration: s.trial.Generation})
+	s.finish(evalv1.TrialSucceeded, reason, message)
+}
+
+// deleteHarvestedJobs removes the Jobs of stages whose harvest the status already records:
+// only then may the Pods (and their logs) go.
+func (s *trialScope) deleteHarvestedJobs(ctx context.Context) error {
+	for _, ss := range []*evalv1.StageStatus{s.trial.Status.Agent, s.trial.Status.Verifier} {
+		if ss == nil || (ss.CompletionTime == nil && !s.trial.Status.Phase.Finished()) {
+			continue
+		}
+		if err := s.deleteJob(ctx, ss.JobName); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *trialScope) deleteJob(ctx context.Context, name string) error {
+	job := &batchv1.Job{}
+	err := s.r.Get(ctx, types.NamespacedName{Namespace: s.trial.Namespace, Name: name}, job)
+	if apierrors.IsNotFound(err) || (err == nil && !job.DeletionTimestamp.IsZero()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return client.IgnoreNotFound(s.r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)))
+}
