@@ -245,3 +245,34 @@ func TestAgentStageOutsideGit(t *testing.T) {
 		t.Errorf("a patch was collected outside a git repository: %v", err)
 	}
 }
+
+func TestCollectHookRunsAsUser(t *testing.T) {
+	// Not t.TempDir(): its parent is private to root, and the hook's user must enter it.
+	out, err := os.MkdirTemp("", "hook-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	if err := os.Chmod(out, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	paths := podRoot(t, nil)
+	spec := agentSpec(out, paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec.Collect = []pc.CollectHook{{Command: "id -u > uid.txt", User: "nobody", TimeoutSeconds: 10}}
+	d, err := RunAgent(context.Background(), spec, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() != 0 { // only root may switch users; anyone else gets a recorded failure
+		if len(d.Hooks) != 1 || !strings.Contains(d.Hooks[0].Error, "operation not permitted") {
+			t.Fatalf("hooks = %+v", d.Hooks)
+		}
+		return
+	}
+	if len(d.Hooks) != 1 || d.Hooks[0].Error != "" {
+		t.Fatalf("hooks = %+v", d.Hooks)
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(out, "uid.txt"))); got != "65534" {
+		t.Errorf("hook ran as uid %s, want nobody (65534)", got)
+	}
+}

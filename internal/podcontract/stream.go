@@ -96,7 +96,11 @@ func DecodeStream(r io.Reader, s Summary, limits Limits) (map[string][]byte, err
 	}
 	limits = limits.WithDefaults()
 	d := decoder{s: s, want: s.StreamedOutputs(), limits: limits, out: map[string][]byte{}}
-	br := bufio.NewReaderSize(r, maxLine+1024)
+	// The log also holds what the decoder skips (stderr lines), so the raw input gets a bound
+	// of its own: the compressed limit, base64's 4/3 and frame headers fit well in twice it.
+	maxRaw := 2*limits.MaxStreamBytes + 1<<20
+	raw := &io.LimitedReader{R: r, N: maxRaw + 1}
+	br := bufio.NewReaderSize(raw, maxLine+1024)
 	for {
 		line, err := readLine(br)
 		if errors.Is(err, io.EOF) {
@@ -104,6 +108,9 @@ func DecodeStream(r io.Reader, s Summary, limits Limits) (map[string][]byte, err
 		}
 		if err != nil {
 			return nil, err
+		}
+		if raw.N <= 0 {
+			return nil, fmt.Errorf("stream log exceeds %d bytes", maxRaw)
 		}
 		if !strings.HasPrefix(line, framePrefix) {
 			continue

@@ -132,6 +132,7 @@ func TestDecodeStreamRejects(t *testing.T) {
 		{"stream over limit", stream, s, Limits{MaxStreamBytes: 1000}, "stream exceeds 1000 compressed bytes"},
 		{"record over limit", stream, s, Limits{MaxRecordBytes: 1000}, "above the limit of 1000"},
 		{"inflates past its size", bomb, bombSummary, Limits{}, "record x has 11 bytes, summary says 10"},
+		{"log over limit", strings.Repeat("stderr noise\n", 200000) + stream, s, Limits{MaxStreamBytes: 1000}, "stream log exceeds 1050576 bytes"},
 		{"unknown frame", rawFrame("abc123 0 Q"), s, Limits{}, `unknown frame type "Q"`},
 		{"data outside record", rawFrame("abc123 0 D AAAA"), s, Limits{}, "data frame outside a record"},
 		{"bad base64", rawFrame("abc123 0 R model.patch 19 "+s.Outputs[0].SHA256) + rawFrame("abc123 1 D !!"), s, Limits{}, "illegal base64"},
