@@ -38,14 +38,8 @@ const (
 	PatchKey = "model.patch"
 )
 
-// Files the stages write in their log directories.
-const (
-	AgentLogPath   = AgentLogDir + "/" + RecordAgentLog
-	TestStdoutPath = VerifierLogDir + "/" + RecordTestStdout
-	RewardJSONPath = VerifierLogDir + "/reward.json"
-	RewardTextPath = VerifierLogDir + "/reward.txt"
-	EvalJSONPath   = VerifierLogDir + "/eval.json"
-)
+// AgentLogPath is where the agent stage keeps the agent's merged, capped output.
+const AgentLogPath = AgentLogDir + "/" + RecordAgentLog
 
 // validName is a Secret data key, so that every record can also be stored in one.
 var validName = regexp.MustCompile(`^[-._a-zA-Z0-9]{1,253}$`)

@@ -199,7 +199,7 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 	}
 	ev.BaseRef = b.BaseRef
 	return &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base, tests: tests,
-		git: git{dir: workdir, base: b.BaseRef, log: o.Log}}, nil
+		git: git{dir: workdir, base: b.BaseRef}}, nil
 }
 
 // timed records the seconds fn takes under name.
@@ -463,7 +463,6 @@ func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
 // git runs git in the repository.
 type git struct {
 	dir, base string
-	log       io.Writer
 }
 
 func (g git) run(args ...string) (string, error) {
