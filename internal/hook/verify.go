@@ -99,7 +99,11 @@ func runVerifier(ctx context.Context, spec pc.StageSpec, paths Paths, opts Verif
 	if v.Grader != pc.GraderSWESweep {
 		return outcome{}, fmt.Errorf("unknown built-in grader %q", v.Grader)
 	}
-	args := []string{"grade", pc.GraderSWESweep, v.GraderDir, "--patch", patchInput(spec, paths), "--out", paths.VerifierDir}
+	bundle := v.GraderDir
+	if bundle == "" {
+		bundle = paths.Tests
+	}
+	args := []string{"grade", pc.GraderSWESweep, bundle, "--patch", patchInput(spec, paths), "--out", paths.VerifierDir}
 	if spec.Workdir != "" {
 		args = append(args, "--workdir", spec.Workdir)
 	}

@@ -145,7 +145,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 			paths := podRoot(t, files)
 			spec := verifierSpec(paths)
 			spec.Workdir = repo
-			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader, GraderDir: paths.Tests}
+			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader} // the bundle defaults to the tests directory
 			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
 			if err != nil {
 				t.Fatal(err)
