@@ -4,15 +4,32 @@ import (
 	"encoding/xml"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
-// goTestResult is a "--- PASS: TestX/sub (0.01s)" line of go test -v.
-var goTestResult = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$`)
-
 var goTestStatus = map[string]testresults.Status{
 	"PASS": testresults.Passed, "FAIL": testresults.Failed, "SKIP": testresults.Skipped,
+}
+
+// goTestResult reads a "--- PASS: TestX/sub (0.01s)" line (already trimmed) as the official
+// pattern `^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$` does: the name runs to the last " (" that
+// leaves a non-empty duration.
+func goTestResult(line string) (string, testresults.Status, bool) {
+	if len(line) < len("--- PASS: ") || !strings.HasPrefix(line, "--- ") || line[8:10] != ": " || !strings.HasSuffix(line, ")") {
+		return "", "", false
+	}
+	status, ok := goTestStatus[line[4:8]]
+	if !ok {
+		return "", "", false
+	}
+	open := strings.LastIndex(line[:len(line)-2], " (")
+	if open <= 10 {
+		return "", "", false
+	}
+	return line[10:open], status, true
 }
 
 // parseGoTest reads go test -v result lines (subtests are indented; indentation is dropped).
@@ -25,15 +42,34 @@ func parseGoTest(log string, d Dialect) Statuses {
 		if d == Full {
 			line = stripANSI(line)
 		}
-		if m := goTestResult.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			out[m[2]] = goTestStatus[m[1]]
+		if name, status, ok := goTestResult(strings.TrimSpace(line)); ok {
+			out[name] = status
 		}
 	})
 	return out
 }
 
-// cargoResultOfficial is the official reading of a "test a::b ... ok" line.
-var cargoResultOfficial = regexp.MustCompile(`^test\s+(\S+)\s+\.\.\.\s+(\w+)$`)
+// cargoResultOfficial reads a "test a::b ... ok" line (already trimmed) as the official pattern
+// `^test\s+(\S+)\s+\.\.\.\s+(\w+)$` does.
+func cargoResultOfficial(line string) (name, outcome string, ok bool) {
+	rest, found := strings.CutPrefix(line, "test")
+	if !found || rest == "" || !isSpaceByte(rest[0]) {
+		return "", "", false
+	}
+	name, rest = nextField(rest)
+	if rest == "" || !isSpaceByte(rest[0]) {
+		return "", "", false
+	}
+	rest, found = strings.CutPrefix(strings.TrimLeftFunc(rest, unicode.IsSpace), "...")
+	if !found || rest == "" || !isSpaceByte(rest[0]) {
+		return "", "", false
+	}
+	outcome = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	if outcome == "" || strings.ContainsFunc(outcome, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+		return "", "", false
+	}
+	return name, outcome, true
+}
 
 // parseCargo reads cargo test / libtest result lines. The official parser knows only "ok" and
 // "FAILED" and single-token names; Full also reads "ignored" (SKIPPED) and names followed by
@@ -46,12 +82,12 @@ func parseCargo(log string, d Dialect) Statuses {
 			return
 		}
 		if d != Full {
-			if m := cargoResultOfficial.FindStringSubmatch(line); m != nil {
-				switch m[2] {
+			if name, outcome, ok := cargoResultOfficial(line); ok {
+				switch outcome {
 				case "ok":
-					out[m[1]] = testresults.Passed
+					out[name] = testresults.Passed
 				case "FAILED":
-					out[m[1]] = testresults.Failed
+					out[name] = testresults.Failed
 				}
 			}
 			return
@@ -74,11 +110,46 @@ func parseCargo(log string, d Dialect) Statuses {
 	return out
 }
 
-// jestResult is a verbose Jest result: a mark, the test title, maybe "(12 ms)".
-var jestResult = regexp.MustCompile(`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
+var jestStatus = map[rune]testresults.Status{
+	'✓': testresults.Passed, '✕': testresults.Failed, '○': testresults.Skipped,
+}
 
-var jestStatus = map[string]testresults.Status{
-	"✓": testresults.Passed, "✕": testresults.Failed, "○": testresults.Skipped,
+// jestResult reads a verbose Jest line (already trimmed) as the official pattern
+// `^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$` does: a mark, one space, the title, and a
+// " (12 ms)" duration dropped when there is one.
+func jestResult(line string) (string, testresults.Status, bool) {
+	mark, size := utf8.DecodeRuneInString(line)
+	status, ok := jestStatus[mark]
+	if !ok || len(line) <= size {
+		return "", "", false
+	}
+	space, spaceSize := utf8.DecodeRuneInString(line[size:])
+	if !unicode.IsSpace(space) {
+		return "", "", false
+	}
+	title := line[size+spaceSize:]
+	if title == "" {
+		return "", "", false
+	}
+	if open := strings.LastIndex(title, "("); open > 1 && isSpaceByte(title[open-1]) && isJestDuration(title[open:]) {
+		title = title[:open-1]
+	}
+	return title, status, true
+}
+
+// isJestDuration reports whether s is "(<digits><spaces>[m]s)".
+func isJestDuration(s string) bool {
+	s, ok := strings.CutPrefix(s, "(")
+	if !ok {
+		return false
+	}
+	s, ok = strings.CutSuffix(s, "s)")
+	if !ok {
+		return false
+	}
+	s = strings.TrimSuffix(s, "m")
+	digits := strings.TrimRightFunc(s, unicode.IsSpace)
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // parseJest reads Jest --verbose output; the titles are the ids.
@@ -91,8 +162,8 @@ func parseJest(log string, d Dialect) Statuses {
 		if d == Full {
 			line = stripANSI(line)
 		}
-		if m := jestResult.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			out[m[2]] = jestStatus[m[1]]
+		if title, status, ok := jestResult(strings.TrimSpace(line)); ok {
+			out[title] = status
 		}
 	})
 	return out

@@ -162,6 +162,10 @@ func TestParseGoTest(t *testing.T) {
 			log: "--- PASS: TestA (0.00s)\n    --- FAIL: TestA/case_1 (0.01s)\n--- SKIP: TestB (0.00s)\n=== RUN   TestC\nok  \tpkg\t0.1s", dialect: Official5,
 			want: Statuses{"TestA": pass, "TestA/case_1": fail, "TestB": skip},
 		},
+		"name with parentheses, malformed lines": {
+			log: "--- PASS: TestA (x) (0.00s)\n--- PASS: TestB ()\n--- OKAY: TestC (0.00s)\n--- FAIL:  (0.00s)", dialect: Official41,
+			want: Statuses{"TestA (x)": pass},
+		},
 	})
 }
 
@@ -170,6 +174,10 @@ func TestParseCargo(t *testing.T) {
 		"official: ok and FAILED, single-token names": {
 			log: "test a::b ... ok\ntest a::c ... FAILED\ntest a::d ... ignored\ntest a::e - should panic ... ok\ntest result: ok.", dialect: Official41,
 			want: Statuses{"a::b": pass, "a::c": fail},
+		},
+		"official: malformed lines": {
+			log: "test  a::b   ...   ok\ntesta::c ... ok\ntest a::d ...ok\ntest a::e ... ok!", dialect: Official5,
+			want: Statuses{"a::b": pass},
 		},
 		"full: ignored and should-panic": {
 			log: "test a::d ... ignored, slow\ntest a::e - should panic ... ok\ntest result: ok. 1 passed", dialect: Full,
@@ -183,6 +191,10 @@ func TestParseJest(t *testing.T) {
 		"marks and durations": {
 			log: "  ✓ adds numbers (3 ms)\n  ✕ divides by zero (12 ms)\n  ○ skipped later\n  ✓ no duration", dialect: Official5,
 			want: Statuses{"adds numbers": pass, "divides by zero": fail, "skipped later": skip, "no duration": pass},
+		},
+		"durations only at the end are dropped": {
+			log: "✓ works (fast) (3s)\n✓ keeps (ms)\n✓\n✕x", dialect: Official41,
+			want: Statuses{"works (fast)": pass, "keeps (ms)": pass},
 		},
 	})
 }

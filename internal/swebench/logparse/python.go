@@ -132,8 +132,22 @@ func djangoHeaderID(line string, d Dialect) string {
 	return id
 }
 
-// sympyFailureHeader is a "____ sympy/x/tests/test_y.py:test_z ____" header; its test failed.
-var sympyFailureHeader = regexp.MustCompile(`(_*) (.*)\.py:(.*) (_*)`)
+// sympyFailureHeader reads a "____ sympy/x/tests/test_y.py:test_z ____" header, whose test
+// failed. It gives what the official pattern `(_*) (.*)\.py:(.*) (_*)` finds in the line: the
+// text after the first space up to the last ".py:" that has a space after it, then up to the
+// last space. (The pattern matches at most once a line: its last group reaches the last space.)
+func sympyFailureHeader(line string) (string, bool) {
+	first := strings.IndexByte(line, ' ')
+	last := strings.LastIndexByte(line, ' ')
+	if first < 0 {
+		return "", false
+	}
+	ext := strings.LastIndex(line[:last], ".py:")
+	if ext < first+1 {
+		return "", false
+	}
+	return line[first+1:ext] + ".py:" + line[ext+4:last], true
+}
 
 // parseSympy reads sympy's bin/test --verbose output: "test_x ok", "test_x F", "test_x E", and
 // failure headers. Full also reads "f" (expected failure) and "s" (skipped).
@@ -144,8 +158,8 @@ func parseSympy(log string, d Dialect) Statuses {
 		if !strings.Contains(line, ".py:") {
 			return
 		}
-		for _, m := range sympyFailureHeader.FindAllStringSubmatch(line, -1) {
-			out[m[2]+".py:"+m[3]] = testresults.Failed
+		if id, ok := sympyFailureHeader(line); ok {
+			out[id] = testresults.Failed
 		}
 	})
 	eachLine(log, func(line string) {
