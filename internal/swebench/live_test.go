@@ -155,6 +155,13 @@ func TestPatchApplyScriptForReal(t *testing.T) {
 			wantMethod:     ">>>>> Patch Already Applied",
 			wantFile:       strings.Replace(base, "line 5\n", "line five\n", 1),
 		},
+		"three-way conflict, then nothing applies: the tree is left clean": {
+			tree:       map[string]string{"f.txt": strings.Replace(base, "line 5\n", "line FIVE\n", 1)},
+			patchTo:    map[string]string{"f.txt": strings.Replace(base, "line 5\n", "line five\n", 1)},
+			wantMethod: ">>>>> Patch Apply Failed",
+			wantExit:   1,
+			wantFile:   strings.Replace(base, "line 5\n", "line FIVE\n", 1),
+		},
 		"does not apply": {
 			patchFrom:  map[string]string{"f.txt": "something else entirely\n"},
 			patchTo:    map[string]string{"f.txt": "something else, changed\n"},
@@ -187,6 +194,9 @@ func TestPatchApplyScriptForReal(t *testing.T) {
 			}
 			if got := readFile(t, filepath.Join(s.dir, "f.txt")); got != tc.wantFile {
 				t.Errorf("f.txt after the script:\n%s\nwant:\n%s", got, tc.wantFile)
+			}
+			if unmerged := s.mustRun(t, "git diff --name-only --diff-filter=U"); unmerged != "" {
+				t.Errorf("the script left unmerged paths: %s", unmerged)
 			}
 			if leftovers := s.mustRun(t, "git status --porcelain --untracked-files=all -- . ':!f.txt'"); leftovers != tc.wantLeftover {
 				t.Errorf("untracked files after the script:\n%s\nwant:\n%s", leftovers, tc.wantLeftover)
