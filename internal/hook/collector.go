@@ -41,13 +41,26 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 		s.ExitCode, s.Reason, s.Message = -1, pc.ReasonCollectorInterrupted, err.Error()
 	}
 
+	files := declaredOutputs(spec, paths)
+	s.Outputs = make([]pc.Output, len(files))
+	data := make([][]byte, len(files))
+	// The stream must stay within MaxStreamBytes or the controller rejects all of it, so the
+	// outputs share that budget: first those that cannot be cut, then the logs, cut to fit.
+	// Counting uncompressed bytes keeps to the compressed limit with room for gzip's framing.
 	limits := spec.Limits.WithDefaults()
+	budget := limits.MaxStreamBytes - limits.MaxStreamBytes/64 - 1024*int64(len(files))
+	for _, logs := range []bool{false, true} {
+		for i, f := range files {
+			if f.log == logs {
+				s.Outputs[i], data[i] = readOutput(f, min(limits.MaxRecordBytes, max(budget, 0)), done.Logs)
+				budget -= int64(len(data[i]))
+			}
+		}
+	}
 	var records []pc.Record
-	for _, f := range declaredOutputs(spec, paths) {
-		o, data := readOutput(f, limits, done.Logs)
-		s.Outputs = append(s.Outputs, o)
+	for i, o := range s.Outputs {
 		if !o.Missing && !o.TooLarge {
-			records = append(records, pc.Record{Name: o.Name, Data: data})
+			records = append(records, pc.Record{Name: o.Name, Data: data[i]})
 		}
 	}
 
@@ -89,33 +102,33 @@ func summaryMessage(s *pc.Summary, records []pc.Record) ([]byte, error) {
 // outputFile is one output the collector reports.
 type outputFile struct {
 	name, path string
-	artifact   bool // never truncated
+	log        bool // may be cut; anything else is sent whole or not at all
 }
 
 func declaredOutputs(spec pc.StageSpec, paths Paths) []outputFile {
 	if spec.Stage == pc.StageVerifier {
 		return []outputFile{
-			{name: pc.RecordTestStdout, path: paths.testStdout()},
+			{name: pc.RecordTestStdout, path: paths.testStdout(), log: true},
 			{name: pc.RecordReward, path: paths.rewardJSON()},
 			{name: pc.RecordEval, path: paths.evalJSON()},
 		}
 	}
 	var out []outputFile
 	for _, a := range spec.Artifacts {
-		out = append(out, outputFile{name: a.Key, path: a.Path, artifact: true})
+		out = append(out, outputFile{name: a.Key, path: a.Path})
 	}
-	return append(out, outputFile{name: pc.RecordAgentLog, path: paths.AgentLog})
+	return append(out, outputFile{name: pc.RecordAgentLog, path: paths.AgentLog, log: true})
 }
 
-// readOutput reads one output within the limits: a log longer than MaxRecordBytes is cut, an
-// artifact is reported as too large instead.
-func readOutput(f outputFile, limits pc.Limits, logs map[string]LogInfo) (pc.Output, []byte) {
+// readOutput reads one output of at most maxBytes: a longer log is cut, anything else is
+// reported as too large (half a patch or half a JSON document is worse than none).
+func readOutput(f outputFile, maxBytes int64, logs map[string]LogInfo) (pc.Output, []byte) {
 	st, err := os.Stat(f.path)
 	if err != nil || !st.Mode().IsRegular() {
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}
 	size := st.Size()
-	if f.artifact && size > limits.MaxRecordBytes {
+	if !f.log && size > maxBytes {
 		return pc.Output{Name: f.name, OriginalSize: size, TooLarge: true}, nil
 	}
 	file, err := os.Open(f.path)
@@ -123,7 +136,7 @@ func readOutput(f outputFile, limits pc.Limits, logs map[string]LogInfo) (pc.Out
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, limits.MaxRecordBytes))
+	data, err := io.ReadAll(io.LimitReader(file, maxBytes))
 	if err != nil {
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}

@@ -177,3 +177,27 @@ func TestReadSpec(t *testing.T) {
 		})
 	}
 }
+
+func TestCollectorKeepsTheStreamWithinItsLimit(t *testing.T) {
+	patch := make([]byte, 30<<10)
+	log := make([]byte, 30<<10)
+	rand.Read(patch) // incompressible: compression cannot rescue an overflow
+	rand.Read(log)
+	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": string(patch), "logs/agent/agent.log": string(log)})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec.Artifacts = append(spec.Artifacts, pc.Artifact{Path: paths.AgentLog + ".copy", Key: "big.bin"})
+	os.WriteFile(paths.AgentLog+".copy", patch, 0o644)
+	spec.Limits = pc.Limits{MaxStreamBytes: 48 << 10}
+	writeDone(paths.Done, Done{Stage: pc.StageAgent})
+	s, outputs := collectNow(t, context.Background(), spec, paths)
+	if !bytes.Equal(outputs[pc.PatchKey], patch) {
+		t.Error("the patch, first in line, was not sent whole")
+	}
+	if o, _ := s.Output("big.bin"); !o.TooLarge {
+		t.Errorf("second artifact = %+v, want too large for what is left", o)
+	}
+	o, _ := s.Output(pc.RecordAgentLog)
+	if !o.Truncated || o.Size == 0 || o.Size >= 18<<10 || !bytes.Equal(outputs[pc.RecordAgentLog], log[:o.Size]) {
+		t.Errorf("agent.log = %+v, want cut to the remaining budget", o)
+	}
+}

@@ -47,8 +47,8 @@ type Output struct {
 	Truncated    bool   `json:"truncated,omitempty"`
 	// Missing is set when a declared output did not exist.
 	Missing bool `json:"missing,omitempty"`
-	// TooLarge is set when an artifact exceeded Limits.MaxRecordBytes: artifacts are never
-	// truncated (half a patch is worse than none), so nothing of it is sent.
+	// TooLarge is set when an output that cannot be cut (an artifact, reward.json, eval.json)
+	// exceeded Limits.MaxRecordBytes or what was left of MaxStreamBytes: nothing of it is sent.
 	TooLarge bool `json:"tooLarge,omitempty"`
 	// Inline holds small outputs (base64 in JSON) so that no log read is needed.
 	Inline []byte `json:"inline,omitempty"`
