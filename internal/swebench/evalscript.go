@@ -195,14 +195,23 @@ func hasAnySuffix(s string, suffixes []string) bool {
 func diffTargets(patch string) []string {
 	var out []string
 	for _, l := range strings.Split(patch, "\n") {
-		if !strings.HasPrefix(l, "diff --git a/") {
-			continue
-		}
-		if i := strings.LastIndex(l, " b/"); i >= 0 {
-			out = append(out, l[i+3:])
+		if target, ok := diffTarget(l); ok {
+			out = append(out, target)
 		}
 	}
 	return out
+}
+
+// diffTarget returns the "b/" path of a "diff --git a/x b/y" header line.
+func diffTarget(line string) (string, bool) {
+	if !strings.HasPrefix(line, "diff --git a/") {
+		return "", false
+	}
+	i := strings.LastIndex(line, " b/")
+	if i < 0 {
+		return "", false
+	}
+	return line[i+3:], true
 }
 
 // patchFiles splits the files a patch touches into those that exist before it (modified or
@@ -220,10 +229,11 @@ func patchFiles(patch string) (modified, added []string) {
 		}
 	}
 	for _, l := range strings.Split(patch, "\n") {
+		target, isHeader := diffTarget(l)
 		switch {
-		case strings.HasPrefix(l, "diff --git a/"):
+		case isHeader:
 			flush()
-			current, created, inFile, inHunk = l[strings.LastIndex(l, " b/")+3:], false, true, false
+			current, created, inFile, inHunk = target, false, true, false
 		case strings.HasPrefix(l, "@@"):
 			inHunk = true
 		case inFile && !inHunk && (strings.HasPrefix(l, "new file mode ") || l == "--- /dev/null"):

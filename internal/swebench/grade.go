@@ -197,41 +197,7 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 	}
 
 	failOnly := isFailOnly(inst, version)
-	notRun := parser.Parse(source)
-	judge := func(id string, passToPass bool) bool {
-		status, found := lookup(r.Statuses, id, version == V5)
-		if failOnly {
-			return !(found && status == testresults.Failed)
-		}
-		switch {
-		case found && (status == testresults.Passed || status == testresults.XFail):
-			if status == testresults.XFail {
-				if full, ok := lookup(notRun, id, true); ok && full == testresults.Skipped {
-					return false
-				}
-			}
-			return true
-		case found && status == testresults.Skipped && version == V5:
-			return passToPass
-		}
-		return false
-	}
-	// counts reports whether a test enters the ratio at all: 4.1 leaves skipped (and unknown)
-	// statuses out, 5 leaves out only unknown ones.
-	counts := func(id string) bool {
-		if failOnly {
-			return true
-		}
-		status, found := lookup(r.Statuses, id, version == V5)
-		switch {
-		case !found, status == testresults.Passed, status == testresults.XFail,
-			status == testresults.Failed, status == testresults.Error:
-			return true
-		case status == testresults.Skipped:
-			return version == V5
-		}
-		return false
-	}
+	var full logparse.Statuses // our own reading, only needed to tell a not-run xfail
 	ts := &TestsStatus{
 		FailToPass: TestOutcomes{Success: []string{}, Failure: []string{}},
 		PassToPass: TestOutcomes{Success: []string{}, Failure: []string{}},
@@ -244,10 +210,20 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		passToPass bool
 	}{{inst.FailToPass, &ts.FailToPass, false}, {inst.PassToPass, &ts.PassToPass, true}} {
 		for _, id := range group.tests {
-			switch {
-			case judge(id, group.passToPass):
+			status, found := lookup(r.Statuses, id, version == V5)
+			o := judge(status, found, version, group.passToPass, failOnly)
+			if o == success && status == testresults.XFail {
+				if full == nil {
+					full = parser.Parse(source)
+				}
+				if s, ok := lookup(full, id, true); ok && s == testresults.Skipped {
+					o = failure
+				}
+			}
+			switch o {
+			case success:
 				group.out.Success = append(group.out.Success, id)
-			case counts(id):
+			case failure:
 				group.out.Failure = append(group.out.Failure, id)
 			}
 		}
@@ -256,6 +232,44 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 	r.Resolution = resolution(ts)
 	r.Resolved = r.Resolution == ResolvedFull
 	return r, nil
+}
+
+// outcome is how one dataset test fares; "neither" leaves it out of the ratio.
+type outcome int
+
+const (
+	neither outcome = iota
+	success
+	failure
+)
+
+// judge applies the version's rules to a dataset test's parsed status.
+func judge(status testresults.Status, found bool, version GradingVersion, passToPass, failOnly bool) outcome {
+	switch {
+	case failOnly:
+		if found && status == testresults.Failed {
+			return failure
+		}
+		return success
+	case !found:
+		return failure
+	}
+	switch status {
+	case testresults.Passed, testresults.XFail:
+		return success
+	case testresults.Failed, testresults.Error:
+		return failure
+	case testresults.Skipped:
+		switch {
+		case version == V41:
+			return neither
+		case passToPass:
+			return success
+		}
+		return failure
+	}
+	// A status word the official parser kept as written ("PASSEDX" under 4.1).
+	return neither
 }
 
 func chooseParser(inst Instance, version GradingVersion, override string) (string, error) {

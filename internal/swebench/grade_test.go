@@ -73,6 +73,14 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
+		"4.1 quirk: a first word that is no status is neither pass nor fail": {
+			inst:           pytestInstance([]string{"t.py::a"}, []string{"t.py::b"}),
+			log:            officialLog("PASSEDX t.py::a\nPASSED t.py::b\n"+summary, 0),
+			version:        V41,
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{"t.py::b"}, Failure: []string{}},
+		},
 		"5: skipped fail-to-pass fails, skipped pass-to-pass passes": {
 			inst:           pytestInstance([]string{"t.py::a"}, []string{"t.py::b"}),
 			log:            officialLog("SKIPPED t.py::a\nSKIPPED t.py::b\n=== 2 skipped in 0.01s ===", 0),

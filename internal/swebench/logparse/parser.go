@@ -147,14 +147,5 @@ func eachLine(log string, fn func(line string)) {
 	}
 }
 
-// isStatus reports whether s is one of the five status words.
-func isStatus(s string) bool {
-	switch testresults.Status(s) {
-	case testresults.Passed, testresults.Failed, testresults.Skipped, testresults.Error, testresults.XFail:
-		return true
-	}
-	return false
-}
-
 // statusWords in the order SWE-bench tries them.
 var statusWords = []string{"PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"}
