@@ -22,7 +22,9 @@ const usage = `usage:
   sweep-hook install DIR                 copy this binary to DIR/sweep-hook
   sweep-hook agent  [-root DIR]          run the agent stage, then the collect hooks
   sweep-hook verify [-root DIR]          put artifacts back, run the verifier, read the reward
-  sweep-hook collect [-root DIR]         wait for done, write the summary, stream the outputs
+  sweep-hook collect [-root DIR] [-stay=false]
+                                         wait for done, write the summary, stream the outputs,
+                                         then wait for SIGTERM (unless -stay=false)
   sweep-hook grade swesweep BUNDLE_DIR [-patch FILE] [-out DIR] [-workdir DIR] [-bugs ID,...] [-oracle]
 `
 
@@ -69,6 +71,9 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	fs := flag.NewFlagSet(stage, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", "", "directory that stands for / (for tests); empty in Pods")
+	// A native sidecar that exits is restarted, which would report a second time on a new
+	// stream; so the collector stays until the kubelet stops it once the stage is over.
+	stay := fs.Bool("stay", stage == "collect", "collect: after reporting, wait for SIGTERM before exiting")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,7 +94,9 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 			_, err = hook.RunVerify(ctx, spec, paths, hook.VerifyOptions{Self: self})
 		}
 	case "collect":
-		_, err = hook.RunCollector(ctx, spec, paths, stdout, hook.CollectOptions{})
+		if _, err = hook.RunCollector(ctx, spec, paths, stdout, hook.CollectOptions{}); err == nil && *stay {
+			<-ctx.Done()
+		}
 	}
 	return err
 }

@@ -116,8 +116,8 @@ func (p pod) withSpec(spec pc.StageSpec) pod {
 	return p
 }
 
-func (p pod) start(stage string) (*exec.Cmd, *bytes.Buffer) {
-	cmd := exec.Command(binary, stage, "-root", p.root)
+func (p pod) start(stage string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	cmd := exec.Command(binary, append([]string{stage, "-root", p.root}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -126,8 +126,8 @@ func (p pod) start(stage string) (*exec.Cmd, *bytes.Buffer) {
 	return cmd, &out
 }
 
-func (p pod) run(stage string) []byte {
-	cmd, out := p.start(stage)
+func (p pod) run(stage string, args ...string) []byte {
+	cmd, out := p.start(stage, args...)
 	if err := cmd.Wait(); err != nil {
 		p.t.Fatalf("sweep-hook %s: %v\n%s", stage, err, out)
 	}
@@ -171,7 +171,7 @@ func TestTrialThroughTheBinary(t *testing.T) {
 	agentPod.withSpec(pc.StageSpec{Stage: pc.StageAgent, Workdir: repo, TimeoutSeconds: 60, BaseRef: "baseline",
 		Agent: &pc.AgentSpec{Kind: pc.AgentPatch}, Artifacts: []pc.Artifact{{Path: agentPod.Patch, Key: pc.PatchKey}}})
 	agentPod.run("agent")
-	s, outputs := agentPod.harvest(agentPod.run("collect"))
+	s, outputs := agentPod.harvest(agentPod.run("collect", "-stay=false"))
 	if !s.Done || s.Reason != "" || !strings.Contains(string(outputs[pc.PatchKey]), "+    return 2") {
 		t.Fatalf("agent summary %+v outputs %q", s, outputs)
 	}
@@ -187,7 +187,7 @@ func TestTrialThroughTheBinary(t *testing.T) {
 		Artifacts: []pc.Artifact{{Path: verifyPod.Patch, Key: pc.PatchKey}},
 		Verifier:  &pc.VerifierSpec{Grader: pc.GraderSWESweep, GraderDir: verifyPod.Tests}})
 	verifyPod.run("verify")
-	s, outputs = verifyPod.harvest(verifyPod.run("collect"))
+	s, outputs = verifyPod.harvest(verifyPod.run("collect", "-stay=false"))
 	if s.Reason != "" || s.Rewards["reward"] != 1 || s.Rewards["n_resolved"] != 1 {
 		t.Fatalf("verifier summary %+v\n%s", s, outputs[pc.RecordTestStdout])
 	}
@@ -203,7 +203,7 @@ func TestCollectorKilledMidStream(t *testing.T) {
 	noise := make([]byte, 4<<20)
 	rand.Read(noise)
 	sweeptest.WriteFiles(t, p.root, map[string]string{"logs/agent/agent.log": string(noise), "sweep/run/done": `{"stage": "agent"}`})
-	cmd := exec.Command(binary, "collect", "-root", p.root)
+	cmd := exec.Command(binary, "collect", "-root", p.root, "-stay=false")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +244,30 @@ func TestSIGTERM(t *testing.T) {
 		s, outputs := p.harvest(out.Bytes())
 		if s.Done || s.Reason != pc.ReasonCollectorInterrupted || string(outputs[pc.RecordTestStdout]) != "partial" {
 			t.Fatalf("summary %+v outputs %q", s, outputs)
+		}
+	})
+	t.Run("collector stays after reporting until SIGTERM", func(t *testing.T) {
+		p := newPod(t, map[string]string{"sweep/run/done": `{"stage": "agent"}`}).withSpec(pc.StageSpec{Stage: pc.StageAgent})
+		cmd, out := p.start("collect")
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		for deadline := time.Now().Add(10 * time.Second); readOrEmpty(p.TerminationLog) == ""; {
+			if time.Now().After(deadline) {
+				t.Fatal("no termination message")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the collector exited after reporting (%v); a native sidecar would be restarted", err)
+		case <-time.After(300 * time.Millisecond):
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if s, _ := p.harvest(out.Bytes()); !s.Done {
+			t.Errorf("summary %+v", s)
 		}
 	})
 	t.Run("agent stage ends its tree", func(t *testing.T) {
