@@ -18,6 +18,10 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
 
+// +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns/finalizers;tasktrials/finalizers,verbs=update
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // NewScheme holds the built-in kinds and ours.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()

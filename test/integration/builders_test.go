@@ -1,0 +1,103 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+)
+
+const taskTOML = `
+name = "%s"
+artifacts = ["/logs/artifacts/model.patch"]
+[metadata]
+n_subtasks = %d
+[environment]
+workdir = "/repo"
+cpus = 1
+memory_mb = 256
+[agent]
+timeout_sec = 60
+network_mode = "no-network"
+[verifier]
+timeout_sec = 60
+environment_mode = "separate"
+network_mode = "no-network"
+[[verifier.collect]]
+command = "cd /repo && git add -A && git diff --cached --binary baseline > /logs/artifacts/model.patch"
+timeout_sec = 30
+`
+
+// taskWrapper builds task ConfigMaps fluently.
+type taskWrapper struct{ corev1.ConfigMap }
+
+func makeTask(ns, name string, bugs int) *taskWrapper {
+	return &taskWrapper{corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "task-" + name, Namespace: ns,
+			Labels: map[string]string{evalv1.LabelTask: name, "suite": "it"},
+			Annotations: map[string]string{
+				evalv1.AnnotationAgentImage: "tasks/" + name + ":env", evalv1.AnnotationVerifierImage: "tasks/" + name + ":verifier",
+				evalv1.AnnotationBugs: strconv.Itoa(bugs), evalv1.AnnotationGrader: "swesweep",
+			}},
+		Data: map[string]string{evalv1.TaskTOMLKey: fmt.Sprintf(taskTOML, name, bugs), evalv1.InstructionKey: "Fix the bugs."},
+	}}
+}
+
+func (w *taskWrapper) definition(toml string) *taskWrapper {
+	w.Data[evalv1.TaskTOMLKey] = toml
+	return w
+}
+
+func (w *taskWrapper) create() *corev1.ConfigMap {
+	ExpectWithOffset(1, k8s.Create(context.Background(), &w.ConfigMap)).To(Succeed())
+	return &w.ConfigMap
+}
+
+// runWrapper builds SweepRuns fluently.
+type runWrapper struct{ evalv1.SweepRun }
+
+func makeRun(ns, name string) *runWrapper {
+	return &runWrapper{evalv1.SweepRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: evalv1.SweepRunSpec{
+			Tasks:       evalv1.TaskSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "it"}}},
+			Agent:       evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}},
+			Attempts:    1,
+			Parallelism: 10,
+			RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2},
+		},
+	}}
+}
+
+func (w *runWrapper) names(n ...string) *runWrapper {
+	w.Spec.Tasks = evalv1.TaskSelection{Names: n}
+	return w
+}
+func (w *runWrapper) attempts(n int32) *runWrapper    { w.Spec.Attempts = n; return w }
+func (w *runWrapper) parallelism(n int32) *runWrapper { w.Spec.Parallelism = n; return w }
+func (w *runWrapper) retries(n int32) *runWrapper {
+	w.Spec.RetryPolicy.InfrastructureRetries = n
+	return w
+}
+func (w *runWrapper) agent(a evalv1.AgentSpec) *runWrapper { w.Spec.Agent = a; return w }
+func (w *runWrapper) obj() *evalv1.SweepRun                { return &w.SweepRun }
+
+func (w *runWrapper) create() *evalv1.SweepRun {
+	ExpectWithOffset(1, k8s.Create(context.Background(), &w.SweepRun)).To(Succeed())
+	return &w.SweepRun
+}
+
+var nsCount int
+
+// newNamespace gives each scenario its own namespace.
+func newNamespace() string {
+	nsCount++
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("it-%d", nsCount)}}
+	ExpectWithOffset(1, k8s.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}

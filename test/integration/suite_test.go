@@ -1,0 +1,83 @@
+// Package integration runs the controllers against a real kube-apiserver and etcd (envtest,
+// built from the Go module proxy by hack/envtest.sh). A driver in this package plays the
+// kubelet and the Job controller, which envtest does not run.
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/swe-sweep/sweep-operator/controllers"
+)
+
+var (
+	cfg     *rest.Config
+	k8s     client.Client
+	testEnv *envtest.Environment
+	logs    = newFakeLogs()
+)
+
+func TestIntegration(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Controller integration suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(),
+		"KUBEBUILDER_ASSETS is not set: run `make test`, which builds kube-apiserver and etcd with hack/envtest.sh")
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	cfg, err = testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	Expect(testEnv.Stop()).To(Succeed())
+})
+
+// startManager runs both controllers until the returned stop function is called.
+func startManager() (stop func()) {
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 controllers.NewScheme(),
+		Cache:                  controllers.CacheOptions(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlConfig(),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect((&controllers.TaskTrialReconciler{
+		Client: mgr.GetClient(), Logs: logs, HookImage: "sweep/hook:test",
+		StartTimeout: time.Minute, MaxConcurrentReconciles: 4,
+	}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&controllers.SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: 1}).SetupWithManager(mgr)).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}

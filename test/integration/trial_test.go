@@ -1,0 +1,294 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/controllers"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+const (
+	agentStage    = podcontract.StageAgent
+	verifierStage = podcontract.StageVerifier
+	samplePatch   = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+	timeout       = 20 * time.Second
+	poll          = 50 * time.Millisecond
+)
+
+func getRun(ns, name string) func() *evalv1.SweepRun {
+	return func() *evalv1.SweepRun {
+		run := &evalv1.SweepRun{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, run)).To(Succeed())
+		return run
+	}
+}
+
+func completed(run *evalv1.SweepRun) bool {
+	return meta.IsStatusConditionTrue(run.Status.Conditions, evalv1.SweepRunComplete)
+}
+
+// streamedAgentSummary reports a patch sent on the collector's stream rather than inline.
+func streamedAgentSummary(k kubelet, pod *corev1.Pod, patch string) *podcontract.Summary {
+	var buf bytes.Buffer
+	Expect(podcontract.EncodeStream(&buf, "s-streamed", []podcontract.Record{{Name: podcontract.PatchKey, Data: []byte(patch)}})).To(Succeed())
+	logs.set(k.ns, pod.Name, podbuild.CollectorContainer, buf.Bytes())
+	return &podcontract.Summary{Stage: agentStage, StreamID: "s-streamed", Done: true, Streamed: true,
+		Outputs: []podcontract.Output{podcontract.NewOutput(podcontract.PatchKey, []byte(patch), int64(len(patch)))}}
+}
+
+var _ = Describe("TaskTrial and SweepRun controllers", func() {
+	var (
+		ns   string
+		k    kubelet
+		stop func()
+	)
+	BeforeEach(func() {
+		ns = newNamespace()
+		k = kubelet{ns: ns}
+		stop = startManager()
+	})
+	AfterEach(func() { stop() })
+
+	It("runs the happy path: agent Job, harvest, verifier Job, harvest, scores", func() {
+		makeTask(ns, "calc", 4).create()
+		makeTask(ns, "strings", 2).create()
+		makeRun(ns, "happy").create()
+		calc, str := campaign.TrialName("happy", "calc", 1), campaign.TrialName("happy", "strings", 1)
+
+		By("the agent Job is built as DESIGN section 4 says")
+		job := k.job(calc, agentStage, 1)
+		pod := job.Spec.Template.Spec
+		Expect(*pod.AutomountServiceAccountToken).To(BeFalse())
+		Expect(job.Spec.PodFailurePolicy.Rules[0].OnPodConditions[0].Type).To(Equal(corev1.DisruptionTarget))
+		Expect(*job.Spec.PodReplacementPolicy).To(Equal(batchv1.Failed))
+		Expect(*job.Spec.ActiveDeadlineSeconds).To(BeNumerically(">", 60))
+		Expect(job.Labels).To(HaveKeyWithValue(evalv1.LabelStage, "agent"))
+		Expect(job.OwnerReferences[0].Name).To(Equal(calc))
+		np := &networkingv1.NetworkPolicy{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(calc, agentStage)}, np)).To(Succeed())
+		Expect(np.Spec.Egress).To(BeEmpty())
+
+		By("harvesting an inline patch into a Secret owned by the trial, before the verifier starts")
+		k.runStage(calc, agentStage, 1, agentSummary(samplePatch, ""))
+		verifyJob := k.job(calc, verifierStage, 1)
+		secret := &corev1.Secret{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ArtifactSecretName(calc)}, secret)).To(Succeed())
+		Expect(string(secret.Data[podcontract.PatchKey])).To(Equal(samplePatch))
+		Expect(secret.OwnerReferences[0].Name).To(Equal(calc))
+		Expect(verifyJob.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("VolumeSource.Secret.SecretName", podbuild.ArtifactSecretName(calc))))
+		Eventually(func() bool {
+			err := k8s.Get(context.Background(), client.ObjectKeyFromObject(job), job)
+			return apierrors.IsNotFound(err) || !job.DeletionTimestamp.IsZero()
+		}, timeout, poll).Should(BeTrue(), "the harvested agent Job is deleted")
+		k.runStage(calc, verifierStage, 1, verifierSummary(sweepRewards(4, 2, 1)))
+
+		By("harvesting a streamed patch through the log reader")
+		strJob := k.job(str, agentStage, 1)
+		strPod := k.startPod(strJob, "p1")
+		k.finishPod(strPod, corev1.PodSucceeded, 0, streamedAgentSummary(k, strPod, samplePatch))
+		k.completeJob(strJob, "")
+		k.runStage(str, verifierStage, 1, verifierSummary(sweepRewards(2, 2, 1)))
+
+		Eventually(getRun(ns, "happy"), timeout, poll).Should(Satisfy(completed))
+		run := getRun(ns, "happy")()
+		Expect(run.Status.Phase).To(Equal(evalv1.SweepRunSucceeded))
+		Expect(run.Status.Score).To(Equal("0.6667"))
+		Expect(run.Status.BugsResolved).To(Equal("4.00"))
+		Expect(run.Status.BugsTotal).To(Equal(int32(6)))
+		Expect(run.Status.Progress).To(Equal("2/2"))
+		Expect(run.Status.Trials.Succeeded).To(Equal(int32(2)))
+		t := k.trial(calc)
+		Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded))
+		Expect(t.Status.Score).To(Equal("0.5000"))
+		Expect(t.Status.BugsResolved).To(Equal(int32(2)))
+		Expect(t.Status.Patch.Bytes).To(Equal(int64(len(samplePatch))))
+		Expect(t.Status.Patch.FilesChanged).To(Equal(int32(1)))
+		Expect(t.Status.Rewards).To(HaveKeyWithValue("visible_ok", "1.0000"))
+		Expect(t.Status.Reason).To(Equal("Graded"))
+		Expect(k.trial(str).Status.Patch.SHA256).NotTo(BeEmpty())
+	})
+
+	It("verifies an agent that ran past its timeout", func() {
+		makeTask(ns, "calc", 4).create()
+		makeRun(ns, "slow").create()
+		name := campaign.TrialName("slow", "calc", 1)
+		job := k.job(name, agentStage, 1)
+		pod := k.startPod(job, "p1")
+		sum := agentSummary(samplePatch, "")
+		sum.Done, sum.Reason = false, podcontract.ReasonCollectorInterrupted
+		k.finishPod(pod, corev1.PodFailed, 137, sum)
+		k.completeJob(job, "DeadlineExceeded")
+		k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(4, 1, 1)))
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
+		t := k.trial(name)
+		Expect(t.Status.Reason).To(Equal(podcontract.ReasonAgentTimeout))
+		Expect(t.Status.Score).To(Equal("0.2500"))
+		Expect(t.Status.Patch.Bytes).To(Equal(int64(len(samplePatch))))
+	})
+
+	It("lets the Job replace a disrupted Pod, retries a Job lost to eviction, and never scores the lost runs", func() {
+		makeTask(ns, "calc", 4).create()
+		makeRun(ns, "evict").retries(1).create()
+		name := campaign.TrialName("evict", "calc", 1)
+
+		By("a DisruptionTarget Pod is ignored by the Job's pod failure policy: a new Pod runs in the same Job")
+		job := k.job(name, agentStage, 1)
+		first := k.startPod(job, "p1")
+		first.Status.Phase = corev1.PodFailed
+		first.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI"}}
+		Expect(k8s.Status().Update(context.Background(), first)).To(Succeed())
+		Consistently(k.phaseOf(name), time.Second, poll).Should(Equal(evalv1.TrialAgentRunning))
+		second := k.startPod(job, "p2")
+
+		By("a Pod evicted without a DisruptionTarget fails the Job: the stage runs again in a new Job")
+		second.Status.Phase, second.Status.Reason, second.Status.Message = corev1.PodFailed, "Evicted", "node low on ephemeral-storage"
+		Expect(k8s.Status().Update(context.Background(), second)).To(Succeed())
+		k.completeJob(job, "BackoffLimitExceeded")
+		Eventually(func() int32 { return k.trial(name).Status.InfrastructureRetries }, timeout, poll).Should(Equal(int32(1)))
+		Expect(k.trial(name).Status.Reason).To(Equal("PodEvicted"))
+		Expect(k.trial(name).Status.Score).To(BeEmpty())
+
+		By("the retry is evicted too: retries are exhausted and the trial is an Error, not a score")
+		retry := k.job(name, agentStage, 2)
+		pod := k.startPod(retry, "p1")
+		pod.Status.Phase, pod.Status.Reason = corev1.PodFailed, "Evicted"
+		Expect(k8s.Status().Update(context.Background(), pod)).To(Succeed())
+		k.completeJob(retry, "BackoffLimitExceeded")
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialError))
+		t := k.trial(name)
+		Expect(t.Status.Reason).To(Equal("PodEvicted"))
+		Expect(t.Status.Score).To(BeEmpty())
+		Expect(t.Status.Message).To(ContainSubstring("infrastructure retries exhausted"))
+		Eventually(getRun(ns, "evict"), timeout, poll).Should(Satisfy(func(r *evalv1.SweepRun) bool {
+			return r.Status.EvaluationFailures == 1 && r.Status.GradedTrials == 0 && r.Status.Phase == evalv1.SweepRunFailedPh
+		}))
+	})
+
+	It("excludes a grader failure from the campaign score", func() {
+		makeTask(ns, "calc", 4).create()
+		makeTask(ns, "strings", 2).create()
+		makeRun(ns, "grader").create()
+		calc, str := campaign.TrialName("grader", "calc", 1), campaign.TrialName("grader", "strings", 1)
+		k.runStage(calc, agentStage, 1, agentSummary(samplePatch, ""))
+		k.runStage(calc, verifierStage, 1, verifierSummary(map[string]float64{"reward": 0, "grader_failed": 1}))
+		k.runStage(str, agentStage, 1, agentSummary(samplePatch, ""))
+		k.runStage(str, verifierStage, 1, verifierSummary(sweepRewards(2, 1, 1)))
+		Eventually(getRun(ns, "grader"), timeout, poll).Should(Satisfy(completed))
+		run := getRun(ns, "grader")()
+		Expect(run.Status.Score).To(Equal("0.5000"), "only strings is graded: 1 of 2 bugs")
+		Expect(run.Status.BugsTotal).To(Equal(int32(2)))
+		Expect(run.Status.EvaluationFailures).To(Equal(int32(1)))
+		t := k.trial(calc)
+		Expect(t.Status.Phase).To(Equal(evalv1.TrialFailed))
+		Expect(t.Status.Reason).To(Equal(podcontract.ReasonGraderFailed))
+	})
+
+	It("never has more unfinished trials than parallelism, checked at every step", func() {
+		tasks := []string{"t1", "t2", "t3", "t4", "t5"}
+		for _, t := range tasks {
+			makeTask(ns, t, 1).create()
+		}
+		makeRun(ns, "par").attempts(2).parallelism(3).create()
+		unfinished := func() int {
+			list := &evalv1.TaskTrialList{}
+			Expect(k8s.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+			n := 0
+			for _, t := range list.Items {
+				if !t.Status.Phase.Finished() {
+					n++
+				}
+			}
+			return n
+		}
+		for _, task := range tasks {
+			for attempt := int32(1); attempt <= 2; attempt++ {
+				name := campaign.TrialName("par", task, attempt)
+				k.trial(name)
+				Expect(unfinished()).To(BeNumerically("<=", 3))
+				k.runStage(name, agentStage, 1, agentSummary(samplePatch, ""))
+				Expect(unfinished()).To(BeNumerically("<=", 3))
+				k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(1, 1, 1)))
+				Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
+				Consistently(unfinished, 200*time.Millisecond, 20*time.Millisecond).Should(BeNumerically("<=", 3))
+			}
+		}
+		Eventually(getRun(ns, "par"), timeout, poll).Should(Satisfy(completed))
+		Expect(getRun(ns, "par")().Status.Score).To(Equal("1.0000"))
+	})
+
+	It("ends a trial with an invalid task as Error InvalidTask, naming the field", func() {
+		makeTask(ns, "broken", 1).definition("[agent]\ntimeout_sec = \"forever\"\n").create()
+		makeRun(ns, "invalid").create()
+		name := campaign.TrialName("invalid", "broken", 1)
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialError))
+		t := k.trial(name)
+		Expect(t.Status.Reason).To(Equal("InvalidTask"))
+		Expect(t.Status.Message).To(Equal(`spec.definition (task.toml of task "broken"): key "agent.timeout_sec": want a number, got string "forever"`))
+		jobs := &batchv1.JobList{}
+		Expect(k8s.List(context.Background(), jobs, client.InNamespace(ns))).To(Succeed())
+		Expect(jobs.Items).To(BeEmpty())
+	})
+})
+
+var _ = Describe("a manager restarted mid-campaign", func() {
+	It("finishes every trial once and creates none twice", func() {
+		ns := newNamespace()
+		k := kubelet{ns: ns}
+		for _, t := range []string{"a", "b", "c"} {
+			makeTask(ns, t, 2).create()
+		}
+		stop := startManager()
+		makeRun(ns, "restart").attempts(2).parallelism(4).create()
+		a1, a2 := campaign.TrialName("restart", "a", 1), campaign.TrialName("restart", "a", 2)
+		k.runStage(a1, agentStage, 1, agentSummary(samplePatch, ""))
+		k.runStage(a1, verifierStage, 1, verifierSummary(sweepRewards(2, 2, 1)))
+		Eventually(k.phaseOf(a1), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
+		// a2's agent finished while no manager runs.
+		job := k.job(a2, agentStage, 1)
+		stop()
+		pod := k.startPod(job, "p1")
+		k.finishPod(pod, corev1.PodSucceeded, 0, agentSummary(samplePatch, ""))
+		k.completeJob(job, "")
+		finishedAt := k.trial(a1).Status.CompletionTime
+
+		stop = startManager()
+		defer stop()
+		k.runStage(a2, verifierStage, 1, verifierSummary(sweepRewards(2, 1, 1)))
+		for _, t := range []string{"b", "c"} {
+			for attempt := int32(1); attempt <= 2; attempt++ {
+				name := campaign.TrialName("restart", t, attempt)
+				k.runStage(name, agentStage, 1, agentSummary(samplePatch, ""))
+				k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(2, 2, 1)))
+			}
+		}
+		Eventually(getRun(ns, "restart"), timeout, poll).Should(Satisfy(completed))
+		run := getRun(ns, "restart")()
+		Expect(run.Status.Score).To(Equal("0.9167"), "a: (2+1)/2 of 2, b and c: 2 of 2 each → 5.5/6")
+		trials := &evalv1.TaskTrialList{}
+		Expect(k8s.List(context.Background(), trials, client.InNamespace(ns))).To(Succeed())
+		Expect(trials.Items).To(HaveLen(6))
+		for _, t := range trials.Items {
+			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
+			Expect(t.Status.Agent.Run).To(Equal(int32(1)), "%s ran its agent more than once", t.Name)
+			Expect(t.Status.Verifier.Run).To(Equal(int32(1)), "%s ran its verifier more than once", t.Name)
+		}
+		Expect(k.trial(a1).Status.CompletionTime).To(Equal(finishedAt), "a finished trial is not finished again")
+		results := &corev1.Secret{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: controllers.ResultsSecretName(a2)}, results)).To(Succeed())
+		Expect(string(results.Data[podcontract.RecordReward])).To(ContainSubstring(`"n_resolved":1`))
+	})
+})
