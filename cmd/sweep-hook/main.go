@@ -20,6 +20,7 @@ import (
 
 const usage = `usage:
   sweep-hook install DIR                 copy this binary to DIR/sweep-hook
+  sweep-hook install-bundle SRC DEST     copy an external agent's bundle (a tree) into DEST
   sweep-hook agent  [-root DIR]          run the agent stage, then the collect hooks
   sweep-hook verify [-root DIR]          put artifacts back, run the verifier, read the reward
   sweep-hook collect [-root DIR] [-stay=false]
@@ -52,6 +53,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if self, err = os.Executable(); err == nil {
 			err = hook.Install(self, args[1])
 		}
+	case "install-bundle":
+		if len(args) != 3 {
+			err = errors.New("install-bundle takes a source and a destination")
+			break
+		}
+		err = hook.InstallBundle(args[1], args[2])
 	case "agent", "verify", "collect":
 		err = runStage(ctx, args[0], args[1:], stdout, stderr)
 	case "grade":

@@ -73,6 +73,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dance"}, 2, "usage:"},
 		{[]string{"install"}, 1, "install takes one directory"},
 		{[]string{"install", "/proc/nope"}, 1, "sweep-hook install:"},
+		{[]string{"install-bundle", "/x"}, 1, "install-bundle takes a source and a destination"},
+		{[]string{"install-bundle", "/nonexistent", "OUT"}, 1, "agent bundle: stat /nonexistent"},
 		{[]string{"agent", "-root", "/nonexistent"}, 1, "stage spec: open /nonexistent/sweep/spec/stage.json"},
 		{[]string{"agent", "-bogus"}, 1, "flag provided but not defined"},
 		{[]string{"grade", "swebench", "/x"}, 2, "usage:"},
