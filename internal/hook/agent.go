@@ -32,10 +32,14 @@ func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error)
 	env := stageEnv(spec.Env, agent.Env, map[string]string{"SWEEP_INSTRUCTION": paths.Instruction})
 	r := newRunner(spec, log, env)
 
-	// The base to diff against is fixed before the agent runs: the agent may commit.
-	base := spec.BaseRef
-	if base == "" && len(spec.Collect) == 0 {
-		base = gitHead(spec.Workdir)
+	// The base to diff against is fixed before the agent runs (the agent may commit): the
+	// spec's base ref when the repository has it, else the commit checked out now.
+	var base string
+	if len(spec.Collect) == 0 {
+		base = gitCommit(spec.Workdir, spec.BaseRef)
+		if base == "" {
+			base = gitCommit(spec.Workdir, "HEAD")
+		}
 	}
 
 	log.Printf("agent %s starting in %s", agent.Kind, spec.Workdir)
@@ -121,9 +125,13 @@ func applyPatches(ctx context.Context, r *runner, d *Done, patches ...string) ou
 	return outcome{}
 }
 
-// gitHead returns the commit checked out in dir, or "" when dir is not a git work tree.
-func gitHead(dir string) string {
-	out, err := gitOutput(dir, "rev-parse", "--verify", "HEAD")
+// gitCommit resolves ref to a commit in dir, or returns "" when dir is not a git work tree
+// or has no such ref.
+func gitCommit(dir, ref string) string {
+	if ref == "" {
+		return ""
+	}
+	out, err := gitOutput(dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
 		return ""
 	}

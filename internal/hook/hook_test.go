@@ -276,3 +276,35 @@ func TestCollectHookRunsAsUser(t *testing.T) {
 		t.Errorf("hook ran as uid %s, want nobody (65534)", got)
 	}
 }
+
+func TestDefaultCollectionBase(t *testing.T) {
+	for _, tc := range []struct {
+		name, baseRef string
+		want          []string // in the patch
+	}{
+		// The agent commits its first change; the base ref still covers it.
+		{"base ref", "base", []string{"-x = 1", "+x = 3"}},
+		// No such tag in this repository: the commit checked out before the agent is the base.
+		{"missing base ref", "baseline", []string{"-x = 2", "+x = 3"}},
+		{"no base ref", "", []string{"-x = 2", "+x = 3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			workdir := sweeptest.GitRepo(t, repoFiles, "base")
+			sweeptest.WriteFiles(t, workdir, map[string]string{"src/a.py": "x = 2\n"})
+			sweeptest.Run(t, workdir, "git", "commit", "-qam", "before the agent")
+			paths := podRoot(t, nil)
+			spec := agentSpec(workdir, paths, pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c",
+				`echo 'x = 3' > src/a.py && git -c user.name=a -c user.email=a@a commit -qam agent`}})
+			spec.BaseRef = tc.baseRef
+			if _, err := RunAgent(context.Background(), spec, paths); err != nil {
+				t.Fatal(err)
+			}
+			patch := readFile(t, paths.Patch)
+			for _, w := range tc.want {
+				if !strings.Contains(patch, w) {
+					t.Errorf("patch lacks %q:\n%s", w, patch)
+				}
+			}
+		})
+	}
+}
