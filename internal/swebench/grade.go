@@ -3,6 +3,7 @@ package swebench
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -120,6 +121,41 @@ func (r InstanceReport) MarshalJSON() ([]byte, error) {
 		body.InfraFailure = &noInfraFailure
 	}
 	return json.Marshal(map[string]reportBody{r.InstanceID: body})
+}
+
+// UnmarshalJSON reads a report.json written by MarshalJSON or by the official harness.
+func (r *InstanceReport) UnmarshalJSON(b []byte) error {
+	var byID map[string]reportBody
+	if err := json.Unmarshal(b, &byID); err != nil {
+		return err
+	}
+	if len(byID) != 1 {
+		return fmt.Errorf("want one instance id as the only key, found %d keys", len(byID))
+	}
+	for id, body := range byID {
+		*r = InstanceReport{
+			InstanceID:               id,
+			PatchIsNone:              body.PatchIsNone,
+			PatchExists:              body.PatchExists,
+			PatchSuccessfullyApplied: body.PatchSuccessfullyApplied,
+			Resolved:                 body.Resolved,
+			TestsStatus:              body.TestsStatus,
+		}
+	}
+	return nil
+}
+
+// ReadReport reads one report.json (written for completed instances only).
+func ReadReport(path string) (InstanceReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return InstanceReport{}, fmt.Errorf("read report: %w", err)
+	}
+	var r InstanceReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return InstanceReport{}, fmt.Errorf("%s: not a SWE-bench report.json ({\"<instance_id>\": {...}}): %v", path, err)
+	}
+	return r, nil
 }
 
 // GradeOptions adjusts Grade.

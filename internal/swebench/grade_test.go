@@ -363,3 +363,39 @@ func TestRunReport(t *testing.T) {
 		}
 	}
 }
+
+func TestReadReport(t *testing.T) {
+	r, err := Grade(pytestInstance([]string{"t.py::a"}, nil), officialLog("PASSED t.py::a\n=== 1 passed in 0.01s ===", 0), V5, GradeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadReport(writeFile(t, "report.json", string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := InstanceReport{InstanceID: "owner__repo-1", PatchExists: true, PatchSuccessfullyApplied: true, Resolved: true, TestsStatus: r.TestsStatus}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+
+	tests := map[string]struct {
+		content string
+		wantErr string
+	}{
+		"two ids":  {content: `{"a":{},"b":{}}`, wantErr: "want one instance id as the only key, found 2 keys"},
+		"not json": {content: `resolved`, wantErr: "not a SWE-bench report.json"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			path := writeFile(t, "report.json", tc.content)
+			_, err := ReadReport(path)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want it to name %s and say %q", err, path, tc.wantErr)
+			}
+		})
+	}
+}
