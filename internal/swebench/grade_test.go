@@ -2,6 +2,7 @@ package swebench
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -388,6 +389,9 @@ func TestReadReport(t *testing.T) {
 	}{
 		"two ids":  {content: `{"a":{},"b":{}}`, wantErr: "want one instance id as the only key, found 2 keys"},
 		"not json": {content: `resolved`, wantErr: "not a SWE-bench report.json"},
+	}
+	if _, err := ReadReport(filepath.Join(t.TempDir(), "absent.json")); err == nil || !strings.Contains(err.Error(), "read report") {
+		t.Errorf("missing file: err = %v", err)
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

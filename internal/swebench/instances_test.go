@@ -66,12 +66,15 @@ func TestLoadInstancesErrors(t *testing.T) {
 			wantErr: []string{"d.jsonl:1", "(instance a__b-1)", "does not hold a JSON list of test ids"}},
 		"FAIL_TO_PASS a number": {name: "d.jsonl", content: `{"instance_id":"a__b-1","FAIL_TO_PASS":3}`,
 			wantErr: []string{"(instance a__b-1)", "want a list of test ids or a JSON string holding one"}},
-		"no instance id":     {name: "d.json", content: `[{"repo":"a/b"}]`, wantErr: []string{"d.json: item 0", "no instance_id; add one"}},
-		"duplicate ids":      {name: "d.jsonl", content: `{"instance_id":"x"}` + "\n" + `{"instance_id":"x"}`, wantErr: []string{"duplicate instance ids x"}},
-		"bad eval_type":      {name: "d.jsonl", content: `{"instance_id":"x","eval_type":"strict"}`, wantErr: []string{"instance x", `eval_type "strict"`}},
-		"key and id differ":  {name: "d.json", content: `{"a":{"instance_id":"b","repo":"r"}}`, wantErr: []string{`keyed "a" but its instance_id is "b"`}},
-		"not a list or dict": {name: "d.json", content: `"x"`, wantErr: []string{"want a JSON list or object of instances"}},
-		"missing file":       {name: "", wantErr: []string{"read instances"}},
+		"no instance id":          {name: "d.json", content: `[{"repo":"a/b"}]`, wantErr: []string{"d.json: item 0", "no instance_id; add one"}},
+		"duplicate ids":           {name: "d.jsonl", content: `{"instance_id":"x"}` + "\n" + `{"instance_id":"x"}`, wantErr: []string{"duplicate instance ids x"}},
+		"bad eval_type":           {name: "d.jsonl", content: `{"instance_id":"x","eval_type":"strict"}`, wantErr: []string{"instance x", `eval_type "strict"`}},
+		"key and id differ":       {name: "d.json", content: `{"a":{"instance_id":"b","repo":"r"}}`, wantErr: []string{`keyed "a" but its instance_id is "b"`}},
+		"not a list or dict":      {name: "d.json", content: `"x"`, wantErr: []string{"want a JSON list or object of instances"}},
+		"missing file":            {name: "", wantErr: []string{"read instances"}},
+		"broken json list":        {name: "d.json", content: `[{"instance_id":"a"},`, wantErr: []string{"d.json: not a JSON list of instances"}},
+		"broken json object":      {name: "d.json", content: `{"a": {`, wantErr: []string{"d.json: not a JSON object"}},
+		"list item not an object": {name: "d.json", content: `["django__django-1"]`, wantErr: []string{"d.json: item 0", "not a JSON object"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -120,12 +123,25 @@ func TestLoadPredictions(t *testing.T) {
 			}
 		})
 	}
-	t.Run("error names the file and line", func(t *testing.T) {
-		_, err := LoadPredictions(writeFile(t, "p.jsonl", `{"instance_id":"a__b-1","model_patch":5}`))
-		if err == nil || !strings.Contains(err.Error(), "p.jsonl:1 (instance a__b-1): field model_patch") {
-			t.Fatalf("err = %v", err)
-		}
-	})
+	errTests := map[string]struct {
+		name, content string
+		wantErr       string
+	}{
+		"wrong type names the file, line and instance": {name: "p.jsonl", content: `{"instance_id":"a__b-1","model_patch":5}`,
+			wantErr: "p.jsonl:1 (instance a__b-1): field model_patch: want string, got JSON number"},
+		"no instance id": {name: "p.json", content: `[{"model_patch":"x"}]`, wantErr: "p.json: item 0: prediction has no instance_id; add one"},
+		"key and id differ": {name: "p.json", content: `{"a__b-1":{"instance_id":"a__b-2","model_patch":"x"}}`,
+			wantErr: `p.json: key "a__b-1": keyed "a__b-1" but its instance_id is "a__b-2"; make them the same`},
+		"unknown extension": {name: "p.txt", content: "x", wantErr: `unknown extension ".txt"; predictions are read from .json or .jsonl`},
+	}
+	for name, tc := range errTests {
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadPredictions(writeFile(t, tc.name, tc.content))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
 }
 
 func TestMatchPredictions(t *testing.T) {
