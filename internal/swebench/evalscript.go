@@ -39,6 +39,12 @@ type EvalScriptOptions struct {
 	TestCommand string
 	// Directives are the test files or modules to run; nil means TestDirectives(inst).
 	Directives []string
+	// EvalCommands are the repository's own preparations (the dataset specs' eval_commands, e.g.
+	// locale or environment variables), run after entering the repository.
+	EvalCommands []string
+	// Install, when set, reinstalls the package on the patched tree (the specs' install), so that
+	// compiled code is rebuilt before the tests.
+	Install string
 	// AllowPatchConftest leaves conftest.py files that the model patch added or changed in place.
 	// By default they are put back to the base commit before the tests run, so that a patch cannot
 	// rewrite how pytest reports results; the official script does not do this.
@@ -82,10 +88,19 @@ func EvalScript(inst Instance, opts EvalScriptOptions) string {
 		line("%s", s)
 	}
 	line("cd %s", shellQuote(workdir))
+	for _, c := range opts.EvalCommands {
+		line("%s", c)
+	}
 	line("git config --global --add safe.directory %s", shellQuote(workdir))
 	line("git status")
 	line("git show")
 	line("git -c core.fileMode=false diff %s", base)
+	if opts.Install != "" {
+		for _, s := range setup {
+			line("%s", s)
+		}
+		line("%s", opts.Install)
+	}
 	if !opts.AllowPatchConftest {
 		line("git diff -z --name-only --diff-filter=MDT %s -- '*conftest.py' | xargs -0 -r git checkout %s --", base, base)
 		line("git diff -z --name-only --diff-filter=A %s -- '*conftest.py' | xargs -0 -r rm -f --", base)

@@ -98,6 +98,12 @@ func TestEvalScriptShape(t *testing.T) {
 	if strings.Contains(EvalScript(inst, EvalScriptOptions{AllowPatchConftest: true}), "conftest") {
 		t.Error("AllowPatchConftest still guards conftest.py")
 	}
+	withSpecs := EvalScript(inst, EvalScriptOptions{EvalCommands: []string{"export LANG=en_US.UTF-8"}, Install: "python -m pip install -e ."})
+	for _, w := range []string{"cd /testbed\nexport LANG=en_US.UTF-8\ngit config", "conda activate testbed\npython -m pip install -e .\n"} {
+		if !strings.Contains(withSpecs, w) {
+			t.Errorf("script with eval commands and install lacks %q:\n%s", w, withSpecs)
+		}
+	}
 	own := Instance{EvalScript: "#!/bin/bash\necho own\n"}
 	if got := EvalScript(own, EvalScriptOptions{}); got != own.EvalScript {
 		t.Errorf("a v5 instance's eval_script was not used verbatim: %q", got)
