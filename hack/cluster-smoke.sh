@@ -150,7 +150,7 @@ if wait_phase net Succeeded 60; then ok "network Pod Succeeded in $(el $t)"; els
 nlogs=$(k logs net 2>&1); echo "$nlogs" | sed 's/^/    /'
 check "no egress to the host's veth end or beyond" test "$(grep -c 'blocked after' <<<"$nlogs")" = 3 -a "$(grep -c EGRESS-OPEN <<<"$nlogs")" = 0
 check "DNS answers nothing" grep -q "dns lookup failed" <<<"$nlogs"
-check "Pod reaches the API server via Service kubernetes" grep -q "in-cluster API https://10.245.0.1:443 v1.37.2" <<<"$nlogs"
+check "Pod reaches the API server via Service kubernetes" grep -q "in-cluster API https://10.245.0.1:443/version v1.37.2" <<<"$nlogs"
 
 # 5. NetworkPolicy objects are accepted (stored; not enforced by the bridge plugin)
 if k apply -f - >/dev/null 2>&1 <<EOF

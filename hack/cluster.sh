@@ -272,6 +272,9 @@ make_netns() {
   # Namespace-local: packets from Pods to anything but the node are routed (then fail at once,
   # there is no default route) instead of silently dropped. ip_forward stays 0.
   in_ns sysctl -qw net.ipv4.conf.$BR.forwarding=1
+  # ICMP errors are rate-limited per peer (1/s): a Pod's second DNS query to the node IP, where
+  # nothing listens, would wait for its timeout instead of failing at once. Namespace-local.
+  in_ns sysctl -qw net.ipv4.icmp_ratelimit=0
   if ! in_ns iptables -S SWEEP-GUARD >/dev/null 2>&1; then
     # Pods: to each other only; anything routed off the bridge (e.g. to the host's veth end) is rejected.
     in_ns iptables -N SWEEP-GUARD
