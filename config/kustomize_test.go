@@ -1,0 +1,105 @@
+// Package config holds the operator's kustomize manifests; this test renders them the way
+// `kubectl apply -k` does and checks the properties the deployment promises.
+package config
+
+import (
+	"testing"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+
+	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+func render(t *testing.T, dir string) resmap.ResMap {
+	t.Helper()
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	return m
+}
+
+func decode(t *testing.T, m resmap.ResMap, kind, name string, into any) {
+	t.Helper()
+	for _, r := range m.Resources() {
+		if r.GetKind() == kind && r.GetName() == name {
+			b, err := r.AsYAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := yaml.Unmarshal(b, into); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s %s in the rendered manifests", kind, name)
+}
+
+func TestDefaultDeploysALockedDownManager(t *testing.T) {
+	m := render(t, "default")
+	var dep appsv1.Deployment
+	decode(t, m, "Deployment", "sweep-operator-manager", &dep)
+	pod := dep.Spec.Template.Spec
+	c := pod.Containers[0]
+	switch {
+	case pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot:
+		t.Error("manager Pod may run as root")
+	case c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem:
+		t.Error("manager container has a writable root filesystem")
+	case c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero():
+		t.Error("manager container has no resource requests")
+	}
+	if len(m.Resources()) < 6 {
+		t.Errorf("want CRDs, RBAC and the Deployment, got %d objects", len(m.Resources()))
+	}
+}
+
+func TestRBACIsLeastPrivilege(t *testing.T) {
+	var role rbacv1.ClusterRole
+	decode(t, render(t, "default"), "ClusterRole", "sweep-operator-manager", &role)
+	granted := map[string]map[string]bool{}
+	for _, r := range role.Rules {
+		for _, res := range r.Resources {
+			if granted[res] == nil {
+				granted[res] = map[string]bool{}
+			}
+			for _, v := range r.Verbs {
+				granted[res][v] = true
+			}
+		}
+	}
+	if !granted["pods/log"]["get"] {
+		t.Error("harvesting needs get on pods/log")
+	}
+	forbidden := map[string][]string{
+		"pods":       {"create", "update", "delete", "patch"},
+		"secrets":    {"update", "delete", "patch"},
+		"configmaps": {"create", "update", "delete", "patch"},
+		"nodes":      {"get", "list"},
+	}
+	for res, verbs := range forbidden {
+		for _, v := range verbs {
+			if granted[res][v] {
+				t.Errorf("the manager may %s %s: more than the controllers use", v, res)
+			}
+		}
+	}
+	for _, r := range role.Rules {
+		for _, v := range r.Verbs {
+			if v == "*" {
+				t.Errorf("wildcard verb in %v", r)
+			}
+		}
+	}
+}
+
+func TestSamplesRender(t *testing.T) {
+	if n := len(render(t, "samples").Resources()); n != 2 {
+		t.Errorf("samples: want 2 SweepRuns, got %d", n)
+	}
+}
