@@ -176,19 +176,15 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 	if err != nil {
 		return InstanceReport{}, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
 	}
-	parserName, err := chooseParser(inst, version, opts.Parser)
+	parser, err := ParserFor(inst, version, opts.Parser)
 	if err != nil {
 		return InstanceReport{}, err
-	}
-	parser, err := logparse.Get(parserName)
-	if err != nil {
-		return InstanceReport{}, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
 	}
 	r := InstanceReport{
 		InstanceID:  inst.InstanceID,
 		PatchExists: true,
 		Version:     version,
-		Parser:      parserName,
+		Parser:      parser.Name(),
 		Resolution:  ResolvedNo,
 	}
 
@@ -308,21 +304,29 @@ func judge(status testresults.Status, found bool, version GradingVersion, passTo
 	return neither
 }
 
-func chooseParser(inst Instance, version GradingVersion, override string) (string, error) {
-	if override != "" {
-		return override, nil
+// ParserFor returns the log parser for inst: override when set, else the instance's log_parser
+// under 5 or the repository's parser under 4.1, each falling back to the other.
+func ParserFor(inst Instance, version GradingVersion, override string) (logparse.Parser, error) {
+	name := override
+	if name == "" {
+		byRepo, known := logparse.ForRepo(inst.Repo)
+		switch {
+		case version == V5 && inst.LogParser != "":
+			name = inst.LogParser
+		case known:
+			name = byRepo
+		case inst.LogParser != "":
+			name = inst.LogParser
+		default:
+			return logparse.Parser{}, fmt.Errorf("instance %s: no log parser for repository %q; set the instance's log_parser or pass a parser name (%s)",
+				inst.InstanceID, inst.Repo, strings.Join(logparse.Names(), ", "))
+		}
 	}
-	byRepo, known := logparse.ForRepo(inst.Repo)
-	switch {
-	case version == V5 && inst.LogParser != "":
-		return inst.LogParser, nil
-	case known:
-		return byRepo, nil
-	case inst.LogParser != "":
-		return inst.LogParser, nil
+	p, err := logparse.Get(name)
+	if err != nil {
+		return logparse.Parser{}, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
 	}
-	return "", fmt.Errorf("instance %s: no log parser for repository %q; set the instance's log_parser or pass a parser name (%s)",
-		inst.InstanceID, inst.Repo, strings.Join(logparse.Names(), ", "))
+	return p, nil
 }
 
 // testSection returns what the official harness parses: the text after the first start marker,

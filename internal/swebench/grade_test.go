@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 )
 
 // officialLog wraps test output the way the eval script's log shows it.
@@ -271,6 +273,32 @@ func TestGradeErrors(t *testing.T) {
 			_, err := Grade(tc.inst, officialLog("", 0), tc.version, tc.opts)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
 				t.Fatalf("err = %v, want prefix %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParserFor(t *testing.T) {
+	tests := map[string]struct {
+		inst     Instance
+		version  GradingVersion
+		override string
+		want     string
+	}{
+		"4.1 by repository":              {inst: Instance{Repo: "django/django", LogParser: "parse_log_pytest"}, version: V41, want: "parse_log_django"},
+		"5 by log_parser":                {inst: Instance{Repo: "django/django", LogParser: "parse_log_pytest"}, version: V5, want: "parse_log_pytest"},
+		"5 falls back to the repository": {inst: Instance{Repo: "sympy/sympy"}, version: V5, want: "parse_log_sympy"},
+		"4.1 falls back to log_parser":   {inst: Instance{Repo: "o/r", LogParser: "parse_log_cargo"}, version: V41, want: "parse_log_cargo"},
+		"override wins":                  {inst: Instance{Repo: "django/django"}, version: V41, override: logparse.JUnitName, want: logparse.JUnitName},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p, err := ParserFor(tc.inst, tc.version, tc.override)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Name() != tc.want {
+				t.Errorf("parser = %s, want %s", p.Name(), tc.want)
 			}
 		})
 	}
