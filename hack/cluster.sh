@@ -238,7 +238,7 @@ host_snapshot() { # DIR: the host's network state, compared by down
   done > "$d/firewall"
   { sysctl -a --pattern '^net\.' 2>/dev/null || true; } | sed '/nf_conntrack_count/d' | sort > "$d/net-sysctls"
   { sysctl -a --pattern '^(vm|kernel)\.' 2>/dev/null || true; } \
-    | grep -vE '^kernel\.(ns_last_pid|random\.|pty\.nr|tainted) ' | sort > "$d/kernel-sysctls"
+    | grep -vE '^kernel\.(ns_last_pid|random\.[a-z_]+|pty\.nr|tainted) ' | sort > "$d/kernel-sysctls"
 }
 
 make_netns() {
@@ -249,7 +249,7 @@ make_netns() {
     if ip -4 route show | grep -qE "^(10\.243\.0\.|10\.244\.0\.|10\.245\.0\.)"; then
       echo "host already routes 10.243.0.0/30, 10.244.0.0/24 or 10.245.0.0/24; refusing" >&2; exit 1
     fi
-    rm -rf "$L/host-before"; host_snapshot "$L/host-before"
+    rm -rf "$L/host-before" "$L/host-after" "$L/host-diff.txt"; host_snapshot "$L/host-before"
     # `ip netns add` makes /run/netns (a shared bind mount): remember what to undo
     if [ ! -d /run/netns ]; then echo absent > "$L/run-netns.state"
     elif ! mountpoint -q /run/netns; then echo not-a-mount > "$L/run-netns.state"; fi
