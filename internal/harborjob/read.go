@@ -1,0 +1,181 @@
+// Package harborjob reads and writes Harbor's job layout: a job folder holding one folder per
+// trial with config.json, result.json, verifier/reward.json, verifier/eval.json and artifacts/.
+// Tools built for Harbor and SWE-sweep read this layout, so `sweep export` writes it and
+// `sweep info DIR` reads any job directory in it.
+package harborjob
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/swe-sweep/sweep-operator/internal/scoring"
+)
+
+// File names of a trial folder.
+const (
+	ConfigFile   = "config.json"
+	ResultFile   = "result.json"
+	VerifierDir  = "verifier"
+	RewardJSON   = "reward.json"
+	RewardTxt    = "reward.txt"
+	EvalJSON     = "eval.json"
+	ArtifactsDir = "artifacts"
+)
+
+// ReadTrials finds the trials under each root, which may be a job folder, a folder of job
+// folders, or a single trial folder. A folder holding verifier/reward.json (or reward.txt) is a
+// measured trial; a folder whose result.json names a trial but that has no reward is an
+// evaluation failure. Trials are returned sorted by folder.
+func ReadTrials(roots []string) ([]scoring.Trial, error) {
+	var dirs []string
+	for _, root := range roots {
+		if _, err := os.Stat(root); err != nil {
+			return nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
+		}
+		before := len(dirs)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			isTrial, err := isTrialDir(p)
+			if err != nil {
+				return err
+			}
+			if isTrial {
+				dirs = append(dirs, p)
+				return fs.SkipDir
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(dirs) == before {
+			return nil, fmt.Errorf("%s: no trial folders (a folder with %s or a %s naming a trial): give a Harbor job directory or the output of `sweep export`",
+				root, path.Join(VerifierDir, RewardJSON), ResultFile)
+		}
+	}
+	sort.Strings(dirs)
+	trials := make([]scoring.Trial, 0, len(dirs))
+	for _, d := range dirs {
+		t, err := readTrial(d)
+		if err != nil {
+			return nil, err
+		}
+		trials = append(trials, t)
+	}
+	return trials, nil
+}
+
+// resultFile is the part of Harbor's trial result.json this package reads.
+type resultFile struct {
+	TaskName  string `json:"task_name"`
+	TrialName string `json:"trial_name"`
+}
+
+type configFile struct {
+	Task struct {
+		Path string `json:"path"`
+	} `json:"task"`
+}
+
+func isTrialDir(dir string) (bool, error) {
+	if _, ok, err := rewardFile(dir); ok || err != nil {
+		return ok, err
+	}
+	var res resultFile
+	ok, err := readJSON(filepath.Join(dir, ResultFile), &res)
+	return ok && res.TrialName != "", err
+}
+
+// rewardFile finds the reward a verifier left: reward.json first, else reward.txt, as Harbor.
+func rewardFile(dir string) (string, bool, error) {
+	for _, name := range []string{RewardJSON, RewardTxt} {
+		p := filepath.Join(dir, VerifierDir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, true, nil
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", false, err
+		}
+	}
+	return "", false, nil
+}
+
+func readJSON(file string, v any) (bool, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("%s: not valid JSON (%v): fix or remove the file", file, err)
+	}
+	return true, nil
+}
+
+func readTrial(dir string) (scoring.Trial, error) {
+	task, err := taskName(dir)
+	if err != nil {
+		return scoring.Trial{}, err
+	}
+	file, ok, err := rewardFile(dir)
+	if err != nil || !ok {
+		return scoring.Trial{Task: task}, err
+	}
+	rewards, err := readRewards(file)
+	if err != nil {
+		return scoring.Trial{}, err
+	}
+	return scoring.Trial{Task: task, Measured: true, Rewards: rewards}, nil
+}
+
+// taskName is the basename of task.path in config.json, else task_name in result.json.
+func taskName(dir string) (string, error) {
+	var cfg configFile
+	if _, err := readJSON(filepath.Join(dir, ConfigFile), &cfg); err != nil {
+		return "", err
+	}
+	if p := strings.TrimRight(cfg.Task.Path, "/"); p != "" {
+		return path.Base(filepath.ToSlash(p)), nil
+	}
+	var res resultFile
+	if _, err := readJSON(filepath.Join(dir, ResultFile), &res); err != nil {
+		return "", err
+	}
+	if res.TaskName != "" {
+		return res.TaskName, nil
+	}
+	return "", fmt.Errorf("%s: no task name: set task.path in %s or task_name in %s", dir, ConfigFile, ResultFile)
+}
+
+func readRewards(file string) (map[string]float64, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Base(file) == RewardTxt {
+		x, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: want one number, got %q: rewrite the file or delete the trial folder", file, strings.TrimSpace(string(data)))
+		}
+		return map[string]float64{scoring.KeyReward: x}, nil
+	}
+	rewards := map[string]float64{}
+	if err := json.Unmarshal(data, &rewards); err != nil {
+		return nil, fmt.Errorf("%s: want a flat JSON object of numbers (%v): rewrite the file or delete the trial folder", file, err)
+	}
+	return rewards, nil
+}

@@ -1,0 +1,189 @@
+package harborjob
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Job is a campaign to write in Harbor's layout.
+type Job struct {
+	Name   string
+	Agent  string
+	Trials []Trial
+}
+
+// Trial is one trial's results. Rewards is nil when the trial was not measured; then
+// Exception says why.
+type Trial struct {
+	// Name is the trial's own name (the TaskTrial), kept in result.json.
+	Name    string
+	Task    string
+	Attempt int
+	Rewards map[string]float64
+	// RewardJSON and EvalJSON are the verifier's files verbatim, when it left them.
+	RewardJSON []byte
+	EvalJSON   []byte
+	// Artifacts are the harvested artifacts by file name (model.patch).
+	Artifacts map[string][]byte
+	Exception *Exception
+	Started   time.Time
+	Finished  time.Time
+	Agent     Phase
+	Verifier  Phase
+}
+
+// Phase is one timed phase of result.json.
+type Phase struct {
+	Started, Finished time.Time
+}
+
+// Exception is result.json's exception_info.
+type Exception struct {
+	Type    string `json:"exception_type"`
+	Message string `json:"exception_message"`
+}
+
+// FolderName is Harbor's `<task[:32]>__<id>`, with an id derived from the trial's name so that
+// a repeated export writes the same folders.
+func FolderName(t Trial) string {
+	task := t.Task
+	if len(task) > 32 {
+		task = task[:32]
+	}
+	sum := sha256.Sum256([]byte(t.Name))
+	return task + "__" + hex.EncodeToString(sum[:])[:7]
+}
+
+type jobConfig struct {
+	JobName  string `json:"job_name"`
+	Agent    string `json:"agent"`
+	NTrials  int    `json:"n_trials"`
+	Exporter string `json:"exported_by"`
+}
+
+type trialConfig struct {
+	TrialName string         `json:"trial_name"`
+	JobName   string         `json:"job_name"`
+	Task      map[string]any `json:"task"`
+	Agent     map[string]any `json:"agent"`
+}
+
+type timing struct {
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+type verifierResult struct {
+	Rewards map[string]float64 `json:"rewards"`
+}
+
+type trialResult struct {
+	TaskName       string          `json:"task_name"`
+	TrialName      string          `json:"trial_name"`
+	Source         string          `json:"source"`
+	VerifierResult *verifierResult `json:"verifier_result"`
+	ExceptionInfo  *Exception      `json:"exception_info"`
+	StartedAt      *time.Time      `json:"started_at"`
+	FinishedAt     *time.Time      `json:"finished_at"`
+	EnvSetup       *timing         `json:"environment_setup"`
+	AgentSetup     *timing         `json:"agent_setup"`
+	AgentExecution *timing         `json:"agent_execution"`
+	Verifier       *timing         `json:"verifier"`
+}
+
+// Write writes job into dir (the job folder): dir/config.json and one folder per trial.
+// Existing files are overwritten; other files are left alone.
+func Write(dir string, job Job) error {
+	if err := writeJSON(filepath.Join(dir, ConfigFile), jobConfig{JobName: job.Name, Agent: job.Agent, NTrials: len(job.Trials), Exporter: "sweep export"}); err != nil {
+		return err
+	}
+	for _, t := range job.Trials {
+		if err := writeTrial(filepath.Join(dir, FolderName(t)), job, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTrial(dir string, job Job, t Trial) error {
+	cfg := trialConfig{
+		TrialName: t.Name, JobName: job.Name,
+		// Harbor tools take the task's name from the basename of task.path.
+		Task:  map[string]any{"path": "tasks/" + t.Task},
+		Agent: map[string]any{"name": job.Agent, "attempt": t.Attempt},
+	}
+	if err := writeJSON(filepath.Join(dir, ConfigFile), cfg); err != nil {
+		return err
+	}
+	res := trialResult{TaskName: t.Task, TrialName: t.Name, Source: job.Name, ExceptionInfo: t.Exception,
+		StartedAt: timePtr(t.Started), FinishedAt: timePtr(t.Finished),
+		AgentExecution: phase(t.Agent), Verifier: phase(t.Verifier)}
+	if t.Rewards != nil {
+		res.VerifierResult = &verifierResult{Rewards: t.Rewards}
+	}
+	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+		return err
+	}
+	reward := t.RewardJSON
+	if reward == nil && t.Rewards != nil {
+		var err error
+		if reward, err = json.Marshal(t.Rewards); err != nil {
+			return err
+		}
+	}
+	files := map[string][]byte{}
+	if reward != nil {
+		files[filepath.Join(VerifierDir, RewardJSON)] = reward
+	}
+	if t.EvalJSON != nil {
+		files[filepath.Join(VerifierDir, EvalJSON)] = t.EvalJSON
+	}
+	for name, data := range t.Artifacts {
+		if filepath.Base(name) != name || name == "." || name == ".." {
+			return fmt.Errorf("trial %s: artifact name %q is not a plain file name", t.Name, name)
+		}
+		files[filepath.Join(ArtifactsDir, name)] = data
+	}
+	for _, sub := range []string{"agent", VerifierDir, ArtifactsDir} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func phase(p Phase) *timing {
+	if p.Started.IsZero() && p.Finished.IsZero() {
+		return nil
+	}
+	return &timing{StartedAt: timePtr(p.Started), FinishedAt: timePtr(p.Finished)}
+}
+
+func writeJSON(file string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(data, '\n'), 0o644)
+}
