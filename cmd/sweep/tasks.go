@@ -10,7 +10,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
-func newTasksCmd() *cobra.Command {
+func newTasksCmd(kube *cluster) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tasks",
 		Short: "Work with Harbor task directories and the in-cluster task catalogue",

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+)
+
+// getSweepRun reads a campaign, with an error that says how to find the right name.
+func getSweepRun(ctx context.Context, cl client.Client, ns, name string) (*evalv1.SweepRun, error) {
+	run := &evalv1.SweepRun{}
+	err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("sweeprun %q not found in namespace %q: list campaigns with `kubectl get sweepruns -n %s`, or pass -n", name, ns, ns)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading sweeprun %q in namespace %q: %w", name, ns, err)
+	}
+	return run, nil
+}
+
+// campaignTrials lists a campaign's TaskTrials (label eval.sweep.dev/sweep-run), in task and
+// attempt order.
+func campaignTrials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.TaskTrial, error) {
+	list := &evalv1.TaskTrialList{}
+	if err := cl.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelSweepRun: name}); err != nil {
+		return nil, fmt.Errorf("listing the tasktrials of sweeprun %q in namespace %q: %w", name, ns, err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool {
+		a, b := list.Items[i].Spec, list.Items[j].Spec
+		if a.Task != b.Task {
+			return a.Task < b.Task
+		}
+		return a.Attempt < b.Attempt
+	})
+	return list.Items, nil
+}

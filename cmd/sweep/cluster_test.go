@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/swe-sweep/sweep-operator/controllers"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// The API server of these tests is started once, on the first test that needs it, so that
+// tests of pure logic run without it.
+var api struct {
+	once       sync.Once
+	env        *envtest.Environment
+	client     client.Client
+	kubeconfig string
+	err        error
+	namespaces atomic.Int32
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if api.env != nil {
+		if err := api.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the API server:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// apiServer starts envtest's kube-apiserver and etcd with the CRDs of config/crd/bases and
+// returns an admin client and a kubeconfig file for --kubeconfig.
+func apiServer(t *testing.T) (client.Client, string) {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`, or build the binaries with `make envtest` and run KUBEBUILDER_ASSETS=$PWD/bin/k8s go test ./cmd/sweep/")
+	}
+	api.once.Do(func() {
+		api.env = &envtest.Environment{
+			CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+			ErrorIfCRDPathMissing: true,
+		}
+		cfg, err := api.env.Start()
+		if err != nil {
+			api.err = err
+			return
+		}
+		if api.client, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+			api.err = err
+			return
+		}
+		api.kubeconfig, api.err = writeKubeconfig(api.env, envtest.User{Name: "sweep-admin", Groups: []string{"system:masters"}})
+	})
+	if api.err != nil {
+		t.Fatalf("starting the API server: %v", api.err)
+	}
+	return api.client, api.kubeconfig
+}
+
+// writeKubeconfig adds a user to the API server and writes a kubeconfig for it.
+func writeKubeconfig(env *envtest.Environment, user envtest.User) (string, error) {
+	au, err := env.AddUser(user, nil)
+	if err != nil {
+		return "", err
+	}
+	data, err := au.KubeConfig()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "sweep-kubeconfig-")
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, user.Name)
+	return file, os.WriteFile(file, data, 0o600)
+}
+
+// testNamespace creates a namespace of the test's own.
+func testNamespace(t *testing.T, cl client.Client) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cli-%d", api.namespaces.Add(1))}}
+	if err := cl.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// runIn runs sweep against the test API server in namespace ns; stdout and stderr are
+// returned apart, as a script would see them.
+func runIn(t *testing.T, kubeconfig, ns string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	return runSweepSplit(t, append([]string{"--kubeconfig", kubeconfig, "-n", ns}, args...)...)
+}
+
+func runSweepSplit(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+// golden compares got with testdata/golden/NAME, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	file := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v: run the test with -update to create it", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got); if the change is right, run with -update:\n%s", file, diff)
+	}
+}
+
+// errorContains fails the test unless err holds every part.
+func errorContains(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one containing %q", parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q lacks %q", err, p)
+		}
+	}
+}
