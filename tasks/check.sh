@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Proves every sample task under tasks/ with the real grader (sweep-hook grade swesweep).
+#
+#   tasks/check.sh [TASK...]        default: every directory of tasks/ with a task.toml
+#
+# For each task the repository is set up as its agent image has it (tasks/README.md: copy
+# repo/, git init, commit everything, tag baseline) in a temporary directory, tests/ is copied
+# next to it as the bundle, and these cases are graded:
+#   oracle    --oracle: every bug resolved with its own fix, reward 1
+#   nop       an empty patch: reward 0, nothing resolved, no regression
+#   solve     solution/solve.sh run in the repository, collected as the task's collect hook
+#             does (git add -A; git diff --cached --binary baseline): reward 1
+#   <fixture> each fixtures/*.patch, graded against fixtures/expected.json
+#   one-bug   every bug's own fix alone as the agent's patch, graded on that bug only
+#             (--bugs): that bug resolved, no regression
+# One line per case; the exit status is non-zero when any case does not match.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+missing=()
+command -v git >/dev/null || missing+=("git (apt-get install -y git)")
+command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || missing+=("go")
+py=
+for c in python3 /usr/bin/python3; do
+  if command -v "$c" >/dev/null && "$c" -c 'import pytest' >/dev/null 2>&1; then py=$(command -v "$c"); break; fi
+done
+[ -n "$py" ] || missing+=("python3 with pytest (apt-get install -y python3 python3-pytest)")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "check.sh: missing: ${missing[*]}" >&2
+  exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sweep-tasks-check.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# The bundles run "python3": make it the interpreter that has pytest.
+mkdir -p "$tmp/bin"
+ln -s "$py" "$tmp/bin/python3"
+export PATH="$tmp/bin:$PATH:/usr/local/go/bin"
+export GIT_AUTHOR_NAME=sweep GIT_AUTHOR_EMAIL=sweep@localhost GIT_COMMITTER_NAME=sweep GIT_COMMITTER_EMAIL=sweep@localhost
+export GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+hook=$tmp/sweep-hook
+if ! (cd "$root" && CGO_ENABLED=0 go build -o "$hook" ./cmd/sweep-hook) 2>"$tmp/build.log"; then
+  echo "check.sh: cannot build sweep-hook:" >&2
+  cat "$tmp/build.log" >&2
+  exit 1
+fi
+
+failures=0
+
+# setup_repo DIR TASKDIR: the repository as the agent image holds it.
+setup_repo() {
+  mkdir -p "$1"
+  cp -a "$2/repo/." "$1/"
+  git -C "$1" init -q -b main
+  git -C "$1" add -A
+  git -C "$1" commit -q --allow-empty -m baseline
+  git -C "$1" tag baseline
+}
+
+# verdict JSON EXPECT...: compares reward.json with KEY=VALUE (or KEY>VALUE) expectations and
+# prints the reward fields, or the mismatches after "MISMATCH".
+verdict() {
+  "$py" - "$@" <<'PY'
+import json, sys
+path, expects = sys.argv[1], sys.argv[2:]
+try:
+    got = json.load(open(path))
+except Exception as e:
+    print(f"MISMATCH unreadable reward.json: {e}")
+    sys.exit(0)
+bad = []
+for e in expects:
+    op = ">" if ">" in e else "="
+    key, want = e.split(op, 1)
+    have = got.get(key)
+    ok = have is not None and (have > float(want) if op == ">" else abs(have - float(want)) < 1e-9)
+    if not ok:
+        bad.append(f"{key}={have} want {op}{want}")
+keys = ["reward", "n_resolved", "n_subtasks", "n_partial", "n_regressions", "visible_ok", "agent_patch_applied", "grader_failed"]
+summary = " ".join(f"{k}={got.get(k, '?'):g}" if isinstance(got.get(k), (int, float)) else f"{k}=?" for k in keys)
+print(("MISMATCH " + "; ".join(bad) + " | " if bad else "") + summary)
+PY
+}
+
+# grade TASK CASE WORK BUNDLE [ARGS...] -- EXPECT...: runs the grader and prints the case line.
+grade() {
+  local task=$1 case=$2 work=$3 bundle=$4; shift 4
+  local args=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  local out=$tmp/$task/out-$case start end rc line
+  start=$(date +%s.%N)
+  "$hook" grade swesweep "$bundle" --workdir "$work" --out "$out" "${args[@]}" >"$out.log" 2>&1
+  rc=$?
+  end=$(date +%s.%N)
+  line=$(verdict "$out/reward.json" "$@")
+  if [ $rc -ne 0 ]; then line="MISMATCH grader exit status $rc | $line"; fi
+  local secs
+  secs=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b-a}')
+  case $line in
+    MISMATCH*)
+      printf '%-12s %-26s FAIL  %s (%ss)\n' "$task" "$case" "${line#MISMATCH }" "$secs"
+      echo "---- grader output ($case), last 25 lines:"
+      tail -n 25 "$out.log"
+      [ -f "$out/eval.json" ] && { echo "---- eval.json error/regressions:"; grep -E '"error"|"regressions"' "$out/eval.json" | head -5; }
+      echo "----"
+      failures=$((failures + 1))
+      ;;
+    *) printf '%-12s %-26s ok    %s (%ss)\n' "$task" "$case" "$line" "$secs" ;;
+  esac
+}
+
+check_task() {
+  local dir=$1 task
+  task=$(basename "$dir")
+  local t=$tmp/$task work=$tmp/$task/work bundle=$tmp/$task/tests
+  mkdir -p "$t"
+  setup_repo "$work" "$dir"
+  cp -a "$dir/tests" "$bundle"
+  local bugs n
+  bugs=$("$py" -c 'import json,sys; print(" ".join(b["id"] for b in json.load(open(sys.argv[1]))["bugs"]))' "$bundle/bundle.json")
+  n=$(echo "$bugs" | wc -w)
+
+  grade "$task" oracle "$work" "$bundle" --oracle -- reward=1 "n_resolved=$n" "n_subtasks=$n" grader_failed=0
+
+  : >"$t/empty.patch"
+  grade "$task" nop "$work" "$bundle" --patch "$t/empty.patch" -- \
+    reward=0 n_resolved=0 n_partial=0 n_regressions=0 visible_ok=1 agent_patch_applied=0 grader_failed=0
+
+  local sw=$t/solve-work
+  setup_repo "$sw" "$dir"
+  if sh "$dir/solution/solve.sh" "$sw" >"$t/solve.log" 2>&1 \
+     && (cd "$sw" && git add -A && git diff --cached --binary baseline) >"$t/solve.patch"; then
+    grade "$task" solve "$sw" "$bundle" --patch "$t/solve.patch" -- \
+      reward=1 "n_resolved=$n" n_regressions=0 visible_ok=1 agent_patch_applied=1 grader_failed=0
+  else
+    printf '%-12s %-26s FAIL  solution/solve.sh failed: %s\n' "$task" solve "$(tail -n 3 "$t/solve.log" | tr '\n' ' ')"
+    failures=$((failures + 1))
+  fi
+
+  local f name expect
+  for f in "$dir"/fixtures/*.patch; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f")
+    expect=$("$py" -c 'import json,sys; e=json.load(open(sys.argv[1])).get(sys.argv[2]); print(" ".join(f"{k}={v}" for k, v in e.items()) if e else "MISSING")' \
+      "$dir/fixtures/expected.json" "$name" 2>/dev/null || echo MISSING)
+    if [ "$expect" = MISSING ]; then
+      printf '%-12s %-26s FAIL  no expectation for %s in fixtures/expected.json\n' "$task" "${name%.patch}" "$name"
+      failures=$((failures + 1))
+      continue
+    fi
+    # shellcheck disable=SC2086
+    grade "$task" "${name%.patch}" "$work" "$bundle" --patch "$f" -- $expect
+  done
+
+  local id
+  for id in $bugs; do
+    grade "$task" "fix:$id" "$work" "$bundle" --patch "$bundle/bugs/$id/fix.patch" --bugs "$id" -- \
+      reward=1 n_resolved=1 n_subtasks=1 n_regressions=0 visible_ok=1 grader_failed=0
+  done
+}
+
+tasks=("$@")
+if [ ${#tasks[@]} -eq 0 ]; then
+  for d in "$here"/*/; do [ -f "$d/task.toml" ] && tasks+=("$(basename "$d")"); done
+fi
+for name in "${tasks[@]}"; do
+  if [ ! -f "$here/$name/task.toml" ]; then
+    echo "check.sh: no task $name under $here" >&2
+    failures=$((failures + 1))
+    continue
+  fi
+  check_task "$here/${name%/}"
+done
+if [ $failures -ne 0 ]; then
+  echo "check.sh: $failures case(s) FAILED"
+  exit 1
+fi
+echo "check.sh: all cases passed (${#tasks[@]} task(s))"
