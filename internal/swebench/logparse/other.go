@@ -181,7 +181,7 @@ func parseJUnit(log string, _ Dialect) Statuses {
 	dec.Strict = false
 	var current string
 	for {
-		tok, err := dec.Token()
+		tok, err := dec.RawToken()
 		if err != nil {
 			// The end of the log, or a truncated document: keep what was read.
 			return out
