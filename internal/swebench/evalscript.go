@@ -139,7 +139,7 @@ func PatchApplyScript(patchPath string) string {
 set -uo pipefail
 patch_copy="$(mktemp)"
 trap 'rm -f "$patch_copy"' EXIT
-cp -- ` + shellQuote(patchPath) + ` "$patch_copy" || { echo "` + MarkerPatchApplyFail + `: cannot read ` + strings.ReplaceAll(patchPath, `"`, `'`) + `"; exit 1; }
+cp -- ` + shellQuote(patchPath) + ` "$patch_copy" || { echo "` + MarkerPatchApplyFail + `: cannot read "` + shellQuote(patchPath) + `; exit 1; }
 # A failed attempt can leave half-applied hunks, .rej files or 3-way conflicts: start clean.
 reset_tree() { git reset --hard --quiet && git clean -fdq; }
 for method in "git apply --verbose" "git apply --verbose --3way" "git apply --verbose --reject" "patch --batch --forward --fuzz=5 -p1 -i"; do

@@ -205,6 +205,16 @@ func TestPatchApplyScriptForReal(t *testing.T) {
 	}
 }
 
+func TestPatchApplyScriptMissingPatch(t *testing.T) {
+	requireTools(t)
+	s := newSandbox(t, map[string]string{"f.txt": "x\n"})
+	path := filepath.Join(t.TempDir(), "no $(such) patch")
+	out, code := s.run(t, PatchApplyScript(path))
+	if want := ">>>>> Patch Apply Failed: cannot read " + path; code != 1 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, output lacks %q:\n%s", code, want, out)
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
