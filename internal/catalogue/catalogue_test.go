@@ -1,0 +1,227 @@
+package catalogue
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+)
+
+// writeTask writes a task directory with name and the given files besides task.toml.
+func writeTask(t *testing.T, root, name, toml string, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	all := map[string]string{"task.toml": "name = \"" + name + "\"\n" + toml}
+	for k, v := range files {
+		all[k] = v
+	}
+	sweeptest.WriteFiles(t, dir, all)
+	return dir
+}
+
+func load(t *testing.T, dir string) *taskdef.Dir {
+	t.Helper()
+	d, err := taskdef.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var buildable = map[string]string{
+	"instruction.md":         "Fix the bugs.\n",
+	"environment/Dockerfile": "FROM debian\n",
+	"tests/Dockerfile":       "FROM debian\nCOPY . /tests\n",
+	"tests/test.sh":          "#!/bin/sh\n",
+}
+
+func refs(t *testing.T, d *taskdef.Dir) []string {
+	t.Helper()
+	images, err := TaskImages(d, "reg.example/tasks/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{images[0].Ref, images[1].Ref}
+}
+
+func TestTaskImagesContentAddressed(t *testing.T) {
+	dir := writeTask(t, t.TempDir(), "swe-sweep__Demo", "[metadata]\nn_subtasks = 2\n", buildable)
+	d := load(t, dir)
+	first := refs(t, d)
+	for i, prefix := range []string{"reg.example/tasks/swe-sweep--demo-env:", "reg.example/tasks/swe-sweep--demo-verifier:"} {
+		if !strings.HasPrefix(first[i], prefix) || len(first[i]) != len(prefix)+TagLength {
+			t.Errorf("image %d = %q, want %s and %d hex digits", i, first[i], prefix, TagLength)
+		}
+	}
+	if got := refs(t, d); !cmp.Equal(first, got) {
+		t.Errorf("the same content gave %v then %v", first, got)
+	}
+	sweeptest.WriteFiles(t, dir, map[string]string{"tests/test.sh": "#!/bin/sh\nexit 0\n"})
+	afterTests := refs(t, d)
+	if afterTests[0] != first[0] || afterTests[1] == first[1] {
+		t.Errorf("a change in tests/ must change the verifier tag only: %v → %v", first, afterTests)
+	}
+	if err := os.Chmod(filepath.Join(dir, "environment", "Dockerfile"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	afterMode := refs(t, d)
+	if afterMode[0] == afterTests[0] || afterMode[1] == afterTests[1] {
+		t.Errorf("an executable bit in environment/ must change both tags: %v → %v", afterTests, afterMode)
+	}
+}
+
+func TestTaskImagesPrebuiltAndShared(t *testing.T) {
+	root := t.TempDir()
+	prebuilt := load(t, writeTask(t, root, "prebuilt", "[environment]\ndocker_image = \"ghcr.io/x/env:1\"\n[verifier]\nenvironment_mode = \"shared\"\n",
+		map[string]string{"tests/test.sh": "#!/bin/sh\n"}))
+	images, err := TaskImages(prebuilt, "reg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if images[0].Ref != "ghcr.io/x/env:1" || images[0].Build != nil || images[0].Command() != "" {
+		t.Errorf("agent image = %+v, want the prebuilt docker_image with no build", images[0])
+	}
+	v := images[1]
+	wantCmd := `printf 'FROM ghcr.io/x/env:1\nCOPY . /tests\n' | docker build -t ` + v.Ref + " -f - " + filepath.Join(root, "prebuilt", "tests") + " && docker push " + v.Ref
+	if !strings.HasPrefix(v.Ref, "reg/prebuilt-verifier:") || v.Command() != wantCmd {
+		t.Errorf("verifier = %s, command:\n%s\nwant:\n%s", v.Ref, v.Command(), wantCmd)
+	}
+	separate := load(t, writeTask(t, root, "own-verifier", "[verifier.environment]\ndocker_image = \"ghcr.io/x/verifier:2\"\n",
+		map[string]string{"environment/Dockerfile": "FROM debian\n"}))
+	images, err = TaskImages(separate, "reg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if images[1].Ref != "ghcr.io/x/verifier:2" || images[1].Build != nil {
+		t.Errorf("verifier = %+v, want the prebuilt verifier environment image", images[1])
+	}
+	if got, want := images[0].Command(), "docker build -t "+images[0].Ref+" "+filepath.Join(root, "own-verifier", "environment")+" && docker push "+images[0].Ref; got != want {
+		t.Errorf("agent build = %q, want %q", got, want)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	cases := map[string]struct {
+		tasks    map[string]map[string]string
+		registry string
+		want     string
+	}{
+		"no registry":      {tasks: map[string]map[string]string{"a": buildable}, want: "task a: its agent image is built from the task directory, so it needs a registry: pass --registry"},
+		"no Dockerfile":    {tasks: map[string]map[string]string{"a": {"tests/test.sh": ""}}, registry: "r", want: filepath.Join("a", "environment", "Dockerfile") + " and no [environment].docker_image"},
+		"no tests":         {tasks: map[string]map[string]string{"a": {"environment/Dockerfile": ""}}, registry: "r", want: "the verifier image holds the hidden tests; add tests/"},
+		"nested solution":  {tasks: map[string]map[string]string{"a": merge(buildable, map[string]string{"solution/sub/x.patch": ""})}, registry: "r", want: "sub is not a regular file: the solution ConfigMap holds only the files directly in solution/"},
+		"same object name": {tasks: map[string]map[string]string{"a_b": buildable, "a-b": buildable}, registry: "r", want: "tasks a-b and a_b both become ConfigMap a-b: rename one"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			var dirs []string
+			for task, files := range tc.tasks {
+				dirs = append(dirs, writeTask(t, root, task, "", files))
+			}
+			loaded, err := taskdef.LoadDirs(dirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Plan(loaded, tc.registry)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	bad := &taskdef.Dir{Path: "x", Task: &taskdef.Task{Name: "org/name"}}
+	if _, err := Plan([]*taskdef.Dir{bad}, "r"); err == nil || !strings.Contains(err.Error(), "the name is the value of label eval.sweep.dev/task") {
+		t.Errorf("a name that is no label value: error = %v", err)
+	}
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func TestWriteKustomization(t *testing.T) {
+	root := t.TempDir()
+	dir := writeTask(t, root, "demo", "[metadata]\nn_subtasks = 3\n", merge(buildable, map[string]string{
+		"tests/bundle.json": "{}", "solution/solve.sh": "#!/bin/sh\n", "solution/fix.patch": "diff\n"}))
+	plain := writeTask(t, root, "plain", "[environment]\ndocker_image = \"img:1\"\n[verifier.environment]\ndocker_image = \"vimg:1\"\n", nil)
+	dirs, err := taskdef.LoadDirs([]string{dir, plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := Plan(dirs, "reg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "out")
+	if err := WriteKustomization(out, entries); err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := Render(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, verifier := entries[0].Image(RoleAgent), entries[0].Image(RoleVerifier)
+	want := `apiVersion: v1
+data:
+  instruction.md: |
+    Fix the bugs.
+  task.toml: |
+    name = "demo"
+    [metadata]
+    n_subtasks = 3
+kind: ConfigMap
+metadata:
+  annotations:
+    eval.sweep.dev/agent-image: ` + env + `
+    eval.sweep.dev/bugs: "3"
+    eval.sweep.dev/grader: swesweep
+    eval.sweep.dev/solution-configmap: demo-solution
+    eval.sweep.dev/verifier-image: ` + verifier + `
+  labels:
+    eval.sweep.dev/task: demo
+  name: demo
+---
+apiVersion: v1
+data:
+  fix.patch: |
+    diff
+  solve.sh: |
+    #!/bin/sh
+kind: ConfigMap
+metadata:
+  name: demo-solution
+---
+apiVersion: v1
+data:
+  task.toml: |
+    name = "plain"
+    [environment]
+    docker_image = "img:1"
+    [verifier.environment]
+    docker_image = "vimg:1"
+kind: ConfigMap
+metadata:
+  annotations:
+    eval.sweep.dev/agent-image: img:1
+    eval.sweep.dev/bugs: "0"
+    eval.sweep.dev/verifier-image: vimg:1
+  labels:
+    eval.sweep.dev/task: plain
+  name: plain
+`
+	if diff := cmp.Diff(want, string(rendered)); diff != "" {
+		t.Errorf("kustomize build (-want +got):\n%s", diff)
+	}
+}
