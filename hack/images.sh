@@ -59,7 +59,8 @@ static_binary() { # static_binary NAME PKG OVERRIDE -> path of a static binary
     echo "$override"; return
   fi
   [ -d "$root/$pkg" ] || { echo "$pkg does not exist yet (set ${name^^}_BIN=FILE to use another static binary)" | tr - _ >&2; exit 1; }
-  (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/$name" "./$pkg")
+  # the same flags as `make build`, so both share the build cache
+  (cd "$root" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "$bin/$name" "./$pkg")
   echo "$bin/$name"
 }
 
