@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,19 +30,23 @@ func checkOutput(format string) error {
 	return fmt.Errorf("flag -o/--output: want table, json or yaml, got %q", format)
 }
 
-// writeStructured prints v as JSON or YAML; table output is the caller's.
+// writeStructured prints v as JSON or YAML; table output is the caller's. HTML escaping is
+// off: commands with && must read as written.
 func writeStructured(w io.Writer, format string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
+	data := buf.Bytes()
 	if format == outputYAML {
+		var err error
 		if data, err = yaml.JSONToYAML(data); err != nil {
 			return err
 		}
-		_, err = w.Write(data)
-		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", data)
+	_, err := w.Write(data)
 	return err
 }

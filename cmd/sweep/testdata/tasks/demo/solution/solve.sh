@@ -1,0 +1,2 @@
+#!/bin/sh
+cd /repo && git apply /sweep/solution/fix.patch
