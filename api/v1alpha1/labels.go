@@ -19,6 +19,9 @@ const (
 	// AnnotationGrader names a built-in grader for the task (swesweep, swebench); absent means
 	// the verifier runs /tests/test.sh.
 	AnnotationGrader = "eval.sweep.dev/grader"
+	// AnnotationGraderConfig names a ConfigMap the built-in grader reads (for swebench: the
+	// instance), mounted only into the verifier at /sweep/grader.
+	AnnotationGraderConfig = "eval.sweep.dev/grader-configmap"
 
 	// Keys of a task ConfigMap.
 	TaskTOMLKey    = "task.toml"

@@ -46,8 +46,12 @@ type TaskTrialSpec struct {
 	// Grader is a built-in grader in the verifier (swesweep, swebench); empty runs /tests/test.sh.
 	// +kubebuilder:validation:Enum="";swesweep;swebench
 	// +optional
-	Grader string    `json:"grader,omitempty"`
-	Agent  AgentSpec `json:"agent"`
+	Grader string `json:"grader,omitempty"`
+	// GraderConfigMap holds the built-in grader's input (for swebench: instance.json); mounted
+	// only into the verifier, at /sweep/grader.
+	// +optional
+	GraderConfigMap string    `json:"graderConfigMap,omitempty"`
+	Agent           AgentSpec `json:"agent"`
 	// Bugs restricts grading to these bug ids; empty grades all.
 	// +optional
 	// +listType=set

@@ -83,6 +83,7 @@ func TestJobGolden(t *testing.T) {
 		"agent-external": {makeTrial("run-calc-1", "calc").agent(evalv1.AgentSpec{External: &evalv1.ExternalAgent{
 			Image: "agents/claw:1", BundlePath: "/agent", Command: []string{"/sweep/agent/run"}, Env: credentialEnv}}).timeouts("2", "").obj(), podcontract.StageAgent},
 		"verifier-swesweep": {makeTrial("run-calc-1", "calc").grader(podcontract.GraderSWESweep).obj(), podcontract.StageVerifier},
+		"verifier-swebench": {makeTrial("run-calc-1", "calc").grader(podcontract.GraderSWEBench).graderConfig("calc-swebench").obj(), podcontract.StageVerifier},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -16,6 +16,7 @@ const (
 	volInput     = "sweep-input"
 	volSolution  = "sweep-solution"
 	volBundle    = "sweep-agent"
+	volGrader    = "sweep-grader"
 	volArtifacts = "logs-artifacts"
 	volStageLogs = "logs-stage"
 )
@@ -102,6 +103,12 @@ func podSpec(in JobInput) corev1.PodSpec {
 			SecretName: ArtifactSecretName(trial.Name),
 		}}})
 		mainMounts = append(mainMounts, corev1.VolumeMount{Name: volInput, MountPath: podcontract.InputDir, ReadOnly: true})
+		if cm := trial.Spec.GraderConfigMap; cm != "" {
+			volumes = append(volumes, corev1.Volume{Name: volGrader, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: cm},
+			}}})
+			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volGrader, MountPath: podcontract.GraderConfigDir, ReadOnly: true})
+		}
 	}
 
 	initContainers = append(initContainers, corev1.Container{

@@ -88,7 +88,10 @@ func VerifierStageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, timeouts Tim
 	spec.TimeoutSeconds = timeouts.Verifier
 	spec.Env = task.Verifier.Env
 	spec.Verifier = &podcontract.VerifierSpec{Grader: trial.Spec.Grader, Bugs: trial.Spec.Bugs}
-	if trial.Spec.Grader != podcontract.GraderTestScript {
+	switch {
+	case trial.Spec.GraderConfigMap != "":
+		spec.Verifier.GraderDir = podcontract.GraderConfigDir
+	case trial.Spec.Grader != podcontract.GraderTestScript:
 		spec.Verifier.GraderDir = "/tests"
 	}
 	return spec

@@ -19,6 +19,9 @@ const (
 	InputDir = "/sweep/input"
 	// SolutionDir holds the task's solution, mounted only into oracle trials.
 	SolutionDir = "/sweep/solution"
+	// GraderConfigDir holds the built-in grader's input from the task's grader ConfigMap,
+	// mounted only into the verifier.
+	GraderConfigDir = "/sweep/grader"
 	// AgentBundleDir receives an external agent's bundle from its init container.
 	AgentBundleDir = "/sweep/agent"
 
