@@ -26,6 +26,7 @@ func (w *trialWrapper) agent(a evalv1.AgentSpec) *trialWrapper { w.Spec.Agent = 
 func (w *trialWrapper) queue(q string) *trialWrapper           { w.Spec.QueueName = q; return w }
 func (w *trialWrapper) grader(g string) *trialWrapper          { w.Spec.Grader = g; return w }
 func (w *trialWrapper) solution(cm string) *trialWrapper       { w.Spec.SolutionConfigMap = cm; return w }
+func (w *trialWrapper) graderConfig(cm string) *trialWrapper   { w.Spec.GraderConfigMap = cm; return w }
 func (w *trialWrapper) placement(p evalv1.Placement) *trialWrapper {
 	w.Spec.Placement = p
 	return w
