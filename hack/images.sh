@@ -7,6 +7,7 @@
 #   hack/images.sh python-base             Debian bookworm minbase + python3, python3-pytest, git
 #   hack/images.sh task-images TASKDIR     agent + verifier images of one task directory
 #   hack/images.sh task-images-from NAME REPO_DIR TESTS_DIR WORKDIR
+#   hack/images.sh catalogue TASKS-DIR...  every task, under the references `sweep tasks images` gives
 #   hack/images.sh import [TAR...]         ctr import into the local cluster (default: every image built)
 #   hack/images.sh list                    references of the images built so far
 #
@@ -146,7 +147,7 @@ task_images() {
   # The index records inodes and change times; rebuilt from the tree its stat data is zero, so the
   # same content gives the same layer and tag (git refreshes it on the first status).
   rm -f "$stage/.git/index"; "${g[@]}" read-tree HEAD
-  EMIT_REF=${TASK_AGENT_REF:-} emit "$name-agent" "$out/agent.tar" "$out/agent.ref" \
+  EMIT_REF=${TASK_AGENT_REF:-} emit "$name-env" "$out/agent.tar" "$out/agent.ref" \
     -base-image "$cache/python-base.tar" -layer "$stage:$workdir" -chown "${TASK_CHOWN:-0:0}" \
     -workdir "$workdir" -label eval.sweep.dev/task="$name"
   rm -rf "$stage"
@@ -170,6 +171,27 @@ task_images_dir() {
     workdir=$(awk '/^\[/{s=$0} s=="[environment]" && /^[[:space:]]*workdir[[:space:]]*=/{sub(/^[^=]*=[[:space:]]*/,""); gsub(/["'"'"']/,""); sub(/[[:space:]]*(#.*)?$/,""); print; exit}' "$dir/task.toml")
   fi
   task_images "$name" "$repo" "${TASK_TESTS:-$dir/tests}" "${workdir:-/app}"
+}
+
+# catalogue DIR...: every task's images under the references the catalogue gives them
+# (`sweep tasks images DIR... --registry ${REGISTRY:-localhost/sweep}`), so that the ConfigMaps
+# of `sweep tasks bundle` with the same registry name exactly these images. Prebuilt images
+# (docker_image in task.toml) are skipped.
+catalogue_images() {
+  [ $# -gt 0 ] || { echo "usage: $0 catalogue TASKS-DIR..." >&2; exit 2; }
+  (cd "$root" && go build -o "$bin/sweep" ./cmd/sweep)
+  local json
+  json=$("$bin/sweep" tasks images "$@" --registry "$prefix" -o json)
+  local task
+  for task in $(jq -r '[.[] | select(.build != null) | .task] | unique | .[]' <<<"$json"); do
+    local agent verifier ctx dir
+    agent=$(jq -r --arg t "$task" '.[] | select(.task == $t and .role == "agent") | .image' <<<"$json")
+    verifier=$(jq -r --arg t "$task" '.[] | select(.task == $t and .role == "verifier") | .image' <<<"$json")
+    ctx=$(jq -r --arg t "$task" '.[] | select(.task == $t and .role == "verifier") | .build.context' <<<"$json")
+    dir=$(dirname "$ctx")   # the verifier is built from <task>/tests
+    say "task $task ($dir)"
+    TASK_AGENT_REF=$agent TASK_VERIFIER_REF=$verifier task_images_dir "$dir"
+  done
 }
 
 # Import docker-archive tarballs into the containerd of the cluster from hack/cluster.sh.
@@ -200,6 +222,7 @@ case "$cmd" in
   manager) image_manager ;;
   python-base) image_python_base ;;
   task-images) task_images_dir "$@" ;;
+  catalogue) catalogue_images "$@" ;;
   task-images-from) [ $# = 4 ] || { echo "usage: $0 task-images-from NAME REPO_DIR TESTS_DIR WORKDIR" >&2; exit 2; }; task_images "$@" ;;
   import) import_images "$@" ;;
   list) list_images ;;
