@@ -40,3 +40,16 @@ func campaignTrials(ctx context.Context, cl client.Client, ns, name string) ([]e
 	})
 	return list.Items, nil
 }
+
+// createHint adds what to do to an error of creating a campaign.
+func createHint(err error) error {
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return fmt.Errorf("%w: a campaign cannot be changed once created; choose a new metadata.name or delete the old one with `kubectl delete sweeprun`", err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%w: ask for create on sweepruns in this namespace; `sweep infra doctor` checks it", err)
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("%w: is the SweepRun CRD installed? `sweep infra doctor` checks it", err)
+	}
+	return err
+}

@@ -110,12 +110,17 @@ func runIn(t *testing.T, kubeconfig, ns string, args ...string) (stdout, stderr 
 
 func runSweepSplit(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return runSweepCtx(context.Background(), args...)
+}
+
+// runSweepCtx runs sweep with ctx as Ctrl-C would cancel it; it may run in a goroutine.
+func runSweepCtx(ctx context.Context, args ...string) (string, string, error) {
 	cmd := newRootCmd()
 	var out, errOut bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(ctx)
 	return out.String(), errOut.String(), err
 }
 

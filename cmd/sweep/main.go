@@ -2,13 +2,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
+	// Ctrl-C cancels the context: verbs that wait stop waiting, and what they started in the
+	// cluster goes on.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRootCmd().ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
+		stop()
 		os.Exit(1)
 	}
 }

@@ -36,7 +36,8 @@ type Failure struct {
 
 // Take computes a snapshot of run and its trials at now.
 func Take(run *evalv1.SweepRun, trials []evalv1.TaskTrial, now time.Time) Snapshot {
-	s := Snapshot{Run: run.Name, Phase: run.Status.Phase, Total: Total(run)}
+	// A campaign never has fewer trials than exist, whatever its spec says now.
+	s := Snapshot{Run: run.Name, Phase: run.Status.Phase, Total: max(Total(run), len(trials))}
 	var scored []scoring.Trial
 	start := run.CreationTimestamp.Time
 	if run.Status.StartTime != nil {
@@ -62,7 +63,15 @@ func Take(run *evalv1.SweepRun, trials []evalv1.TaskTrial, now time.Time) Snapsh
 			s.Failures = append(s.Failures, f)
 		}
 	}
-	sort.SliceStable(s.Failures, func(i, j int) bool { return s.Failures[i].At.After(s.Failures[j].At) })
+	// Latest first; ties (timestamps have seconds) in reverse name order, so that the reverse
+	// of the list is in the order things happened, then by name.
+	sort.Slice(s.Failures, func(i, j int) bool {
+		a, b := s.Failures[i], s.Failures[j]
+		if !a.At.Equal(b.At) {
+			return a.At.After(b.At)
+		}
+		return a.Trial > b.Trial
+	})
 	s.Report = scoring.Score(scored)
 	if !start.IsZero() {
 		s.Elapsed = now.Sub(start)
