@@ -243,9 +243,14 @@ host_snapshot() { # DIR: the host's network state, compared by down
 
 make_netns() {
   if [ -e /run/netns/$NS ]; then
-    [ -f "$L/host-before/links" ] || { echo "netns $NS exists but was not made from $L; refusing" >&2; exit 1; }
+    if [ ! -f "$L/host-before/links" ]; then
+      echo "netns $NS exists but was not made from $L (another checkout's cluster, or one that was" >&2
+      echo "not taken down): stop it with that checkout's hack/cluster.sh down, or, if" >&2
+      echo "'ip netns pids $NS' lists nothing, remove it with 'ip netns del $NS'. Refusing." >&2
+      exit 1
+    fi
   else
-    ip link show $HV >/dev/null 2>&1 && { echo "host already has an interface $HV; refusing" >&2; exit 1; }
+    ip link show $HV >/dev/null 2>&1 && { echo "host already has an interface $HV (not ours to remove); refusing" >&2; exit 1; }
     if ip -4 route show | grep -qE "^(10\.243\.0\.|10\.244\.0\.|10\.245\.0\.)"; then
       echo "host already routes 10.243.0.0/30, 10.244.0.0/24 or 10.245.0.0/24; refusing" >&2; exit 1
     fi
@@ -303,6 +308,10 @@ host_prep() {
   # The kubelet rewrites these global (not per-namespace) tunables: keep the originals for down.
   if [ ! -f "$L/tunables.saved" ]; then
     local k; for k in $TUNABLES; do echo "$k $(cat /proc/sys/$k)"; done > "$L/tunables.saved"
+    if grep -qx 'vm/overcommit_memory 1' "$L/tunables.saved" && grep -qx 'kernel/panic 10' "$L/tunables.saved"; then
+      echo "WARNING: vm.overcommit_memory=1 and kernel.panic=10 already: a kubelet changed them before" >&2
+      echo "         (a cluster not taken down?); down will put back these values, not the machine's" >&2
+    fi
   fi
   local d
   for d in /sys/fs/cgroup/*/; do
