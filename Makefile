@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build manifests generate test unit integration envtest fmt vet verify-generated clean
+.PHONY: all build manifests generate test envtest fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
 
 all: build
 
@@ -43,6 +43,30 @@ verify-generated: manifests generate
 ## test: every unit and integration test (builds the envtest binaries on first use).
 test: manifests generate envtest
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(SETUP_ENVTEST_DIR) $(GO) test -p 2 ./... 
+
+## cluster-up / cluster-down: the local single-node Kubernetes of hack/cluster.sh.
+cluster-up:
+	hack/cluster.sh up
+cluster-down:
+	hack/cluster.sh down
+
+## deploy: build the images and install the operator into the current cluster.
+deploy: build
+	hack/images.sh hook
+	hack/images.sh manager
+	@if [ -z "$$REGISTRY" ]; then hack/images.sh import; fi
+	hack/deploy.sh
+
+## demo: the README's main command (local cluster, images, operator, sample campaign, report).
+demo:
+	hack/demo.sh
+
+demo-down:
+	hack/cluster.sh down
+
+## e2e: the end-to-end suite on the local cluster; brings it up and down itself.
+e2e:
+	hack/e2e.sh
 
 clean:
 	rm -rf bin cover.out

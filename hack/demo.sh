@@ -11,34 +11,12 @@ export KUBECONFIG=$root/.cache/cluster/kubeconfig
 kubectl=$root/bin/k8s/kubectl
 ns=sweep-demo
 run=${DEMO_RUN:-oracle}
+catalogue=$root/.cache/demo/catalogue
 t0=$(date +%s)
 step() { echo "[demo $(( $(date +%s) - t0 ))s] $*"; }
 
-bash hack/deps.sh
-step "local cluster"
-hack/cluster.sh status >/dev/null 2>&1 || hack/cluster.sh up
-step "binaries and images"
-make -s build >/dev/null
-hack/images.sh hook
-hack/images.sh manager
-catalogue=$root/.cache/demo/catalogue
-bin/sweep tasks bundle tasks/*/ --registry localhost/sweep -o "$catalogue" >/dev/null
-bin/sweep tasks images tasks/*/ --registry localhost/sweep -o json > "$root/.cache/demo/images.json"
-for dir in tasks/*/; do
-  [ -f "$dir/task.toml" ] || continue
-  refs=$(python3 - "$root/.cache/demo/images.json" "$(realpath "$dir")" <<'PY'
-import json, os, sys
-images, task_dir = json.load(open(sys.argv[1])), sys.argv[2]
-mine = {i["role"]: i["image"] for i in images if os.path.realpath(os.path.dirname(i["build"]["context"])) == task_dir}
-print(mine["agent"], mine["verifier"])
-PY
-)
-  read -r agent verifier <<<"$refs"
-  TASK_AGENT_REF=$agent TASK_VERIFIER_REF=$verifier hack/images.sh task-images "$dir"
-done
-hack/images.sh import
-step "operator"
-hack/deploy.sh
+hack/stack.sh
+
 step "catalogue and SweepRun $run in namespace $ns"
 "$kubectl" create namespace "$ns" --dry-run=client -o yaml | "$kubectl" apply -f - >/dev/null
 "$kubectl" -n "$ns" apply -k "$catalogue" >/dev/null

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The end-to-end suite: brings the local cluster up with the operator and the sample catalogue
+# (hack/stack.sh), runs test/e2e against it, and takes the cluster down again, whatever the
+# outcome, unless KEEP_CLUSTER=1.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export PATH=/usr/local/go/bin:$PATH
+export KUBECONFIG=$root/.cache/cluster/kubeconfig
+t0=$(date +%s)
+was_up=0
+hack/cluster.sh status >/dev/null 2>&1 && was_up=1
+cleanup() {
+  if [ "${KEEP_CLUSTER:-0}" != 1 ] && [ $was_up = 0 ]; then hack/cluster.sh down || true; fi
+}
+trap cleanup EXIT
+hack/stack.sh
+echo "[e2e] stack ready after $(( $(date +%s) - t0 ))s"
+go test -tags e2e -count=1 -timeout 40m ./test/e2e/ -ginkgo.v
+echo "[e2e] finished after $(( $(date +%s) - t0 ))s"

@@ -1,0 +1,241 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// sampleTasks maps task names to their directories under tasks/.
+var sampleTasks = map[string]string{
+	"sweep-samples__calc-engine": "calc-engine",
+	"sweep-samples__textkit":     "textkit",
+}
+
+func taskNames() []string {
+	var out []string
+	for name := range sampleTasks {
+		out = append(out, name)
+	}
+	return out
+}
+
+func newRun(ns, name string, agent evalv1.AgentSpec) *evalv1.SweepRun {
+	return &evalv1.SweepRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: evalv1.SweepRunSpec{
+			Tasks:       evalv1.TaskSelection{Names: taskNames()},
+			Agent:       agent,
+			Attempts:    1,
+			Parallelism: 2,
+			Resources: &evalv1.ResourcePolicy{Mode: evalv1.ResourcesOverride, Override: &corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+			}},
+		},
+	}
+}
+
+// patchSecret holds one fixture patch per sample task, keyed by task name.
+func patchSecret(ns, fixture string) {
+	data := map[string][]byte{}
+	for name, dir := range sampleTasks {
+		b, err := os.ReadFile(filepath.Join(root, "tasks", dir, "fixtures", fixture))
+		Expect(err).NotTo(HaveOccurred())
+		data[name] = b
+	}
+	Expect(k8s.Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "patches", Namespace: ns}, Data: data})).To(Succeed())
+}
+
+// expected reads the rewards the task's fixture must score (tasks/<dir>/fixtures/expected.json).
+func expected(dir, fixture string) map[string]float64 {
+	b, err := os.ReadFile(filepath.Join(root, "tasks", dir, "fixtures", "expected.json"))
+	Expect(err).NotTo(HaveOccurred())
+	all := map[string]map[string]float64{}
+	Expect(json.Unmarshal(b, &all)).To(Succeed())
+	return all[fixture]
+}
+
+func rewards(t evalv1.TaskTrial) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range t.Status.Rewards {
+		f, err := strconv.ParseFloat(v, 64)
+		Expect(err).NotTo(HaveOccurred())
+		out[k] = f
+	}
+	return out
+}
+
+var _ = Describe("sample campaigns", func() {
+	It("scores 1 with the oracle agent, with locked-down Pods and egress policies", func() {
+		ns := catalogueNamespace("oracle")
+		Expect(k8s.Create(context.Background(), newRun(ns, "oracle", evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}))).To(Succeed())
+
+		By("no trial Pod mounts a service-account token")
+		Eventually(func() []corev1.Pod {
+			pods := &corev1.PodList{}
+			Expect(k8s.List(context.Background(), pods, client.InNamespace(ns), client.HasLabels{evalv1.LabelTrial})).To(Succeed())
+			return pods.Items
+		}, 2*time.Minute, 200*time.Millisecond).ShouldNot(BeEmpty())
+		pods := &corev1.PodList{}
+		Expect(k8s.List(context.Background(), pods, client.InNamespace(ns), client.HasLabels{evalv1.LabelTrial})).To(Succeed())
+		for _, p := range pods.Items {
+			Expect(p.Spec.AutomountServiceAccountToken).To(HaveValue(BeFalse()), p.Name)
+			for _, v := range p.Spec.Volumes {
+				Expect(v.Projected).To(BeNil(), "pod %s has a projected volume %s", p.Name, v.Name)
+			}
+			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+				for _, m := range c.VolumeMounts {
+					Expect(m.MountPath).NotTo(HavePrefix("/var/run/secrets/kubernetes.io"), "pod %s container %s", p.Name, c.Name)
+				}
+			}
+		}
+
+		sr := waitFinished(ns, "oracle")
+		trials := trialsOf(ns, "oracle")
+		reportTrialTimes(trials)
+		Expect(sr.Status.Score).To(Equal("1.0000"))
+		Expect(sr.Status.Phase).To(Equal(evalv1.SweepRunSucceeded))
+		Expect(trials).To(HaveLen(2))
+
+		By("no-network stages get their NetworkPolicy")
+		for _, t := range trials {
+			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
+			for _, stage := range []podcontract.Stage{podcontract.StageAgent, podcontract.StageVerifier} {
+				np := &networkingv1.NetworkPolicy{}
+				Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(t.Name, stage)}, np)).To(Succeed())
+				Expect(np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
+				Expect(np.Spec.Egress).To(BeEmpty())
+			}
+		}
+	})
+
+	It("scores 0 with the nop agent", func() {
+		ns := catalogueNamespace("nop")
+		Expect(k8s.Create(context.Background(), newRun(ns, "nop", evalv1.AgentSpec{Nop: &evalv1.NopAgent{}}))).To(Succeed())
+		sr := waitFinished(ns, "nop")
+		reportTrialTimes(trialsOf(ns, "nop"))
+		Expect(sr.Status.Score).To(Equal("0.0000"))
+		Expect(sr.Status.GradedTrials).To(Equal(int32(2)))
+		for _, t := range trialsOf(ns, "nop") {
+			Expect(t.Status.Rewards).To(HaveKeyWithValue("visible_ok", "1.0000"), t.Name)
+		}
+	})
+
+	DescribeTable("grades a fixture patch to the rewards it must score",
+		func(fixture string, wantScore string) {
+			ns := catalogueNamespace(strings.TrimSuffix(fixture, ".patch"))
+			patchSecret(ns, fixture)
+			Expect(k8s.Create(context.Background(), newRun(ns, "fixture", evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}}))).To(Succeed())
+			sr := waitFinished(ns, "fixture")
+			trials := trialsOf(ns, "fixture")
+			reportTrialTimes(trials)
+			Expect(trials).To(HaveLen(2))
+			for _, t := range trials {
+				Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
+				want := expected(sampleTasks[t.Spec.Task], fixture)
+				got := rewards(t)
+				for k, v := range want {
+					Expect(got).To(HaveKeyWithValue(k, BeNumerically("~", v, 1e-4)), "%s reward %s", t.Spec.Task, k)
+				}
+			}
+			Expect(sr.Status.Score).To(Equal(wantScore))
+		},
+		Entry("a partial fix scores the fraction it fixes", "partial.patch", "0.6250"),
+		Entry("a fix that breaks a visible test scores 0 with regressions", "regress.patch", "0.0000"),
+	)
+})
+
+var _ = Describe("agents that misbehave", func() {
+	// probe is an external agent run in the task container from the sweep-hook image's bundle.
+	probe := func(script string) evalv1.AgentSpec {
+		hook, err := os.ReadFile(filepath.Join(root, ".cache", "images", "sweep-hook.ref"))
+		Expect(err).NotTo(HaveOccurred())
+		return evalv1.AgentSpec{External: &evalv1.ExternalAgent{
+			Image: strings.TrimSpace(string(hook)), BundlePath: "/sweep-hook", Command: []string{"sh", "-c", script},
+		}}
+	}
+
+	It("cannot see the hidden tests or the solutions from the agent Pod", func() {
+		ns := catalogueNamespace("probe")
+		script := `: > found.txt
+for p in /tests /sweep/solution /sweep/grader /sweep/input /solution; do [ -e "$p" ] && echo "$p" >> found.txt; done
+find / -xdev \( -name fix.patch -o -name bundle.json -o -name base_tests.json -o -name solve.sh \) 2>/dev/null >> found.txt
+true`
+		Expect(k8s.Create(context.Background(), newRun(ns, "probe", probe(script)))).To(Succeed())
+		waitFinished(ns, "probe")
+		for _, t := range trialsOf(ns, "probe") {
+			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
+			secret := &corev1.Secret{}
+			Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: t.Status.Patch.SecretName}, secret)).To(Succeed())
+			patch := string(secret.Data[podcontract.PatchKey])
+			Expect(patch).To(ContainSubstring("found.txt"), "the probe's report is part of the agent's patch")
+			Expect(patch).To(ContainSubstring("new file mode"))
+			for _, line := range strings.Split(patch, "\n") {
+				Expect(line).NotTo(HavePrefix("+/"), "the agent found %s", strings.TrimPrefix(line, "+"))
+			}
+		}
+	})
+
+	It("verifies an agent that runs past its timeout", func() {
+		ns := catalogueNamespace("timeout")
+		sr := newRun(ns, "slow", probe(`echo "work in progress" > progress.txt; sleep 3600`))
+		sr.Spec.Tasks.Names = []string{"sweep-samples__textkit"}
+		sr.Spec.Timeouts = &evalv1.TimeoutPolicy{AgentMultiplier: "0.05"}
+		Expect(k8s.Create(context.Background(), sr)).To(Succeed())
+		waitFinished(ns, "slow")
+		trials := trialsOf(ns, "slow")
+		reportTrialTimes(trials)
+		Expect(trials).To(HaveLen(1))
+		t := trials[0]
+		Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded))
+		Expect(t.Status.Reason).To(Equal(podcontract.ReasonAgentTimeout))
+		Expect(t.Status.Patch.Bytes).To(BeNumerically(">", 0), "the work so far is collected")
+		Expect(t.Status.Score).To(Equal("0.0000"))
+		Expect(t.Status.Rewards).To(HaveKeyWithValue("agent_patch_applied", "1.0000"))
+	})
+
+	It("ends a trial whose image is missing as an infrastructure failure, not a score", func() {
+		ns := catalogueNamespace("noimage")
+		cm := &corev1.ConfigMapList{}
+		Expect(k8s.List(context.Background(), cm, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: "sweep-samples__textkit"})).To(Succeed())
+		Expect(cm.Items).To(HaveLen(1))
+		missing := cm.Items[0].DeepCopy()
+		missing.ObjectMeta = metav1.ObjectMeta{Name: "missing-image", Namespace: ns,
+			Labels:      map[string]string{evalv1.LabelTask: "missing-image"},
+			Annotations: cm.Items[0].Annotations}
+		missing.Annotations[evalv1.AnnotationAgentImage] = "localhost/sweep/no-such-image:v0"
+		Expect(k8s.Create(context.Background(), missing)).To(Succeed())
+		sr := newRun(ns, "noimage", evalv1.AgentSpec{Nop: &evalv1.NopAgent{}})
+		sr.Spec.Tasks.Names = []string{"missing-image"}
+		sr.Spec.RetryPolicy = evalv1.RetryPolicy{InfrastructureRetries: 1, BackoffSeconds: 1}
+		Expect(k8s.Create(context.Background(), sr)).To(Succeed())
+		done := waitFinished(ns, "noimage")
+		trials := trialsOf(ns, "noimage")
+		Expect(trials).To(HaveLen(1))
+		Expect(trials[0].Status.Phase).To(Equal(evalv1.TrialError))
+		Expect(trials[0].Status.Reason).To(Equal("ImagePullFailed"))
+		Expect(trials[0].Status.Message).To(ContainSubstring("no-such-image"))
+		Expect(trials[0].Status.InfrastructureRetries).To(Equal(int32(1)))
+		Expect(trials[0].Status.Score).To(BeEmpty())
+		Expect(done.Status.EvaluationFailures).To(Equal(int32(1)))
+		Expect(done.Status.Phase).To(Equal(evalv1.SweepRunFailedPh))
+	})
+})
