@@ -53,7 +53,7 @@ failures=0
 # setup_repo DIR TASKDIR: the repository as the agent image holds it.
 setup_repo() {
   mkdir -p "$1"
-  cp -a "$2/repo/." "$1/"
+  cp -a "$2/environment/repo/." "$1/"
   git -C "$1" init -q -b main
   git -C "$1" add -A
   git -C "$1" commit -q --allow-empty -m baseline
