@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -52,4 +54,21 @@ func createHint(err error) error {
 		return fmt.Errorf("%w: is the SweepRun CRD installed? `sweep infra doctor` checks it", err)
 	}
 	return err
+}
+
+// createSweepRun creates run with the CRD's retry policy defaults: the Go type would send its
+// zero values, which the API server keeps, so the field is left out of the request.
+func createSweepRun(ctx context.Context, cl client.Client, run *evalv1.SweepRun) error {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
+	if err != nil {
+		return err
+	}
+	obj := &unstructured.Unstructured{Object: raw}
+	obj.SetGroupVersionKind(evalv1.GroupVersion.WithKind("SweepRun"))
+	unstructured.RemoveNestedField(obj.Object, "spec", "retryPolicy")
+	unstructured.RemoveNestedField(obj.Object, "status")
+	if err := cl.Create(ctx, obj); err != nil {
+		return err
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, run)
 }
