@@ -1,0 +1,384 @@
+package swebench
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/proctree"
+	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// Files of a grader directory (the task's grader ConfigMap, mounted at /sweep/grader in the
+// verifier) and of the grader's output directory.
+const (
+	InstanceFile = "instance.json"
+	GradingFile  = "grading.json"
+	ReportFile   = "report.json"
+	RewardFile   = "reward.json"
+	EvalFile     = "eval.json"
+)
+
+// DefaultTimeoutSec is the official harness's timeout for one instance's tests.
+const DefaultTimeoutSec = 1800
+
+// GradingConfig is grading.json: how the verifier runs and grades the instance of instance.json.
+// The optional fields are EvalScriptOptions and GradeOptions under their dataset-spec names.
+type GradingConfig struct {
+	// GradingVersion is "4.1" or "5" (required: the versions give different verdicts).
+	GradingVersion string `json:"grading_version"`
+	// TimeoutSec bounds the eval script, and apart from it the patch application; 0 means
+	// DefaultTimeoutSec. A timeout is an error instance, as in the official harness.
+	TimeoutSec float64 `json:"timeout_sec,omitempty"`
+	// TestCommand replaces DefaultTestCommand(repo).
+	TestCommand string `json:"test_command,omitempty"`
+	// Directives replaces TestDirectives(instance); [] runs the test command without any.
+	Directives *[]string `json:"directives,omitempty"`
+	// EvalCommands and Install are the dataset specs' eval_commands and install.
+	EvalCommands []string `json:"eval_commands,omitempty"`
+	Install      string   `json:"install,omitempty"`
+	// Setup replaces the official conda activation; [] means none (an image without conda).
+	Setup *[]string `json:"setup,omitempty"`
+	// LogParser overrides the parser the instance and version choose (logparse names).
+	LogParser string `json:"log_parser,omitempty"`
+	// AllowPatchConftest keeps conftest.py files the model patch changed (see EvalScriptOptions).
+	AllowPatchConftest bool `json:"allow_patch_conftest,omitempty"`
+}
+
+// GraderInput is a validated grader directory.
+type GraderInput struct {
+	Instance Instance
+	Config   GradingConfig
+	Version  GradingVersion
+}
+
+// Timeout is the configured timeout, or the official default.
+func (g GraderInput) Timeout() time.Duration {
+	sec := g.Config.TimeoutSec
+	if sec == 0 {
+		sec = DefaultTimeoutSec
+	}
+	return time.Duration(sec * float64(time.Second))
+}
+
+// ScriptOptions are the eval script options of the config, for the repository at workdir.
+func (g GraderInput) ScriptOptions(workdir string) EvalScriptOptions {
+	opts := EvalScriptOptions{
+		Workdir:            workdir,
+		TestCommand:        g.Config.TestCommand,
+		EvalCommands:       g.Config.EvalCommands,
+		Install:            g.Config.Install,
+		AllowPatchConftest: g.Config.AllowPatchConftest,
+	}
+	if g.Config.Setup != nil {
+		opts.Setup = append([]string{}, *g.Config.Setup...)
+	}
+	if g.Config.Directives != nil {
+		opts.Directives = append([]string{}, *g.Config.Directives...)
+	}
+	return opts
+}
+
+// ReadGraderDir reads and checks dir/instance.json (one instance, official field names) and
+// dir/grading.json. Errors name the file, the field and the fix.
+func ReadGraderDir(dir string) (GraderInput, error) {
+	var in GraderInput
+	instPath := filepath.Join(dir, InstanceFile)
+	insts, err := LoadInstances(instPath)
+	if err != nil {
+		return in, err
+	}
+	if len(insts) != 1 {
+		return in, fmt.Errorf("%s holds %d instances: a grader directory holds exactly one (regenerate it with `sweep swebench import`)", instPath, len(insts))
+	}
+	in.Instance = insts[0]
+	if in.Instance.TestPatch == "" && in.Instance.EvalScript == "" {
+		return in, fmt.Errorf("%s: instance %s has neither test_patch nor eval_script: add the dataset's test_patch", instPath, in.Instance.InstanceID)
+	}
+	if in.Instance.BaseCommit == "" && in.Instance.EvalScript == "" {
+		return in, fmt.Errorf("%s: instance %s has no base_commit: add the dataset's base_commit", instPath, in.Instance.InstanceID)
+	}
+	cfgPath := filepath.Join(dir, GradingFile)
+	data, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return in, fmt.Errorf("read grading config: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in.Config); err != nil {
+		return in, fmt.Errorf("%s: %v: see docs/swebench.md for its fields", cfgPath, err)
+	}
+	if in.Version, err = ParseGradingVersion(in.Config.GradingVersion); err != nil {
+		return in, fmt.Errorf("%s: field grading_version: %w", cfgPath, err)
+	}
+	if in.Config.TimeoutSec < 0 {
+		return in, fmt.Errorf("%s: field timeout_sec is %g: use a positive number of seconds, or leave it out for %d", cfgPath, in.Config.TimeoutSec, DefaultTimeoutSec)
+	}
+	if in.Config.LogParser != "" {
+		if _, err := logparse.Get(in.Config.LogParser); err != nil {
+			return in, fmt.Errorf("%s: field log_parser: %w", cfgPath, err)
+		}
+	}
+	return in, nil
+}
+
+// Reward keys the SWE-bench grader writes besides SWE-sweep's.
+const (
+	// RewardError is 1 for an error instance (patch did not apply, tests timed out, invalid
+	// run): not resolved, and reported in the run report's error_ids.
+	RewardError = "swebench_error"
+	// RewardPatchApplied is 1 when the model patch applied.
+	RewardPatchApplied = "agent_patch_applied"
+)
+
+// GraderEvalSchema is the version of the SWE-bench grader's eval.json.
+const GraderEvalSchema = "sweep-swebench-eval/1"
+
+// GraderEval is the SWE-bench grader's eval.json: what the grading saw, for people and tools.
+type GraderEval struct {
+	Schema         string         `json:"schema"`
+	InstanceID     string         `json:"instance_id,omitempty"`
+	GradingVersion GradingVersion `json:"grading_version,omitempty"`
+	Parser         string         `json:"parser,omitempty"`
+	Patch          *GraderPatch   `json:"patch,omitempty"`
+	Resolution     ResolvedStatus `json:"resolution,omitempty"`
+	Resolved       bool           `json:"resolved"`
+	// Error makes the instance an error (no report.json), as in the official harness.
+	Error string `json:"error,omitempty"`
+	// LogProblem says why a completed instance's log could not be graded.
+	LogProblem   string                     `json:"log_problem,omitempty"`
+	TestExitCode *int                       `json:"test_exit_code,omitempty"`
+	TimedOut     bool                       `json:"timed_out,omitempty"`
+	StatusCounts map[testresults.Status]int `json:"status_counts,omitempty"`
+	// GraderError is why the grader itself failed: the reward is then not a measurement.
+	GraderError string             `json:"grader_error,omitempty"`
+	Reward      map[string]float64 `json:"reward"`
+	Timings     map[string]float64 `json:"timings"`
+}
+
+// GraderPatch describes the model patch and how it was applied.
+type GraderPatch struct {
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Method is the command that applied it ("git apply --verbose", ...), "already applied", or
+	// "" when it did not apply.
+	Method string `json:"method,omitempty"`
+}
+
+// GraderRun says what RunGrader grades and where.
+type GraderRun struct {
+	// ConfigDir holds instance.json and grading.json.
+	ConfigDir string
+	// PatchPath is the model patch; a missing or empty file is an error instance.
+	PatchPath string
+	// Workdir is the repository at the base commit; "" means /testbed.
+	Workdir string
+	// OutDir receives report.json (completed instances only), reward.json and eval.json.
+	OutDir string
+	// Log receives the patch application's and the eval script's merged output as it runs.
+	Log io.Writer
+	// Env is the environment of the scripts; nil means this process's.
+	Env []string
+}
+
+// GraderFailedReward is the reward of a grader that could not grade: not a measurement.
+var GraderFailedReward = map[string]float64{"reward": 0, "grader_failed": 1}
+
+// RunGrader grades one instance as the official harness does in its container: apply the model
+// patch (four methods), run the eval script with bash under the timeout, grade the merged log.
+// It writes OutDir/reward.json and eval.json, and report.json when the instance completed.
+// The error is set when the grader failed; reward.json then says grader_failed.
+func RunGrader(ctx context.Context, r GraderRun) (reward map[string]float64, err error) {
+	if r.Log == nil {
+		r.Log = io.Discard
+	}
+	if r.Workdir == "" {
+		r.Workdir = DefaultWorkdir
+	}
+	ev := &GraderEval{Schema: GraderEvalSchema, Timings: map[string]float64{}}
+	var report *InstanceReport
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("grader panic: %v", p)
+		}
+		if err != nil {
+			reward, report = GraderFailedReward, nil
+			ev.GraderError = err.Error()
+			fmt.Fprintf(r.Log, "[grader] failed: %v\n", err)
+		}
+		ev.Reward = reward
+		ev.Timings["total"] = time.Since(start).Seconds()
+		if werr := writeGraderOutputs(r.OutDir, reward, ev, report); werr != nil && err == nil {
+			err = werr
+		}
+	}()
+	in, err := ReadGraderDir(r.ConfigDir)
+	if err != nil {
+		return nil, err
+	}
+	ev.InstanceID, ev.GradingVersion = in.Instance.InstanceID, in.Version
+	if st, err := os.Stat(r.Workdir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("workdir %q is not a directory: the verifier image must hold the repository there (the official images use /testbed)", r.Workdir)
+	}
+	rep, err := gradeInstance(ctx, in, r, ev)
+	if err != nil {
+		return nil, err
+	}
+	ev.Parser, ev.Resolution, ev.Resolved = rep.Parser, rep.Resolution, rep.Resolved
+	ev.Error, ev.LogProblem, ev.TestExitCode = rep.Error, rep.LogProblem, rep.ExitCode
+	if len(rep.Statuses) > 0 {
+		ev.StatusCounts = map[testresults.Status]int{}
+		for _, s := range rep.Statuses {
+			ev.StatusCounts[s]++
+		}
+	}
+	if rep.Completed() {
+		report = &rep
+	}
+	return graderReward(rep), nil
+}
+
+// gradeInstance applies the patch, runs the eval script and grades the log. An error instance
+// is a report with Error set; the error return is for what stops the grader itself.
+func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderEval) (InstanceReport, error) {
+	patch, err := os.ReadFile(r.PatchPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return InstanceReport{}, fmt.Errorf("read the model patch: %w", err)
+	}
+	sum := sha256.Sum256(patch)
+	ev.Patch = &GraderPatch{Bytes: len(patch)}
+	if len(patch) == 0 {
+		// SWE-bench does not run an empty patch; here the agent stage produced none.
+		fmt.Fprintf(r.Log, "[grader] the model patch %s is missing or empty\n", r.PatchPath)
+		return InstanceReport{InstanceID: in.Instance.InstanceID, Version: in.Version, Resolution: ResolvedNo,
+			Error: "the model patch is empty: the agent changed nothing"}, nil
+	}
+	ev.Patch.SHA256 = hex.EncodeToString(sum[:])
+
+	scripts, err := os.MkdirTemp("", "swebench-")
+	if err != nil {
+		return InstanceReport{}, err
+	}
+	defer os.RemoveAll(scripts)
+	var log bytes.Buffer
+	out := io.MultiWriter(&log, r.Log)
+	timeout := in.Timeout()
+
+	applyStart := time.Now()
+	applied, err := runScript(ctx, scripts, "apply_patch.sh", PatchApplyScript(r.PatchPath), r, out, timeout)
+	ev.Timings["apply_patch"] = time.Since(applyStart).Seconds()
+	if err != nil {
+		return InstanceReport{}, err
+	}
+	if applied.TimedOut {
+		ev.TimedOut = true
+		fmt.Fprintf(out, "\n%s\n", MarkerTestsTimedOut)
+	}
+	if applied.ExitCode == 0 {
+		ev.Patch.Method = applyMethod(log.String())
+		evalStart := time.Now()
+		res, err := runScript(ctx, scripts, "eval.sh", EvalScript(in.Instance, in.ScriptOptions(r.Workdir)), r, out, timeout)
+		ev.Timings["eval"] = time.Since(evalStart).Seconds()
+		if err != nil {
+			return InstanceReport{}, err
+		}
+		if res.TimedOut {
+			ev.TimedOut = true
+			fmt.Fprintf(out, "\n%s\n", MarkerTestsTimedOut)
+		}
+	}
+	return Grade(in.Instance, log.String(), in.Version, GradeOptions{Parser: in.Config.LogParser})
+}
+
+// runScript runs a bash script in the repository with stdout and stderr merged into out. A
+// timeout is a result; a script that could not start, or a stop of the grader, is an error.
+func runScript(ctx context.Context, dir, name, script string, r GraderRun, out io.Writer, timeout time.Duration) (proctree.Result, error) {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		return proctree.Result{}, err
+	}
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	res := proctree.Run(ctx, proctree.Cmd{Path: "bash", Args: []string{path}, Dir: r.Workdir, Env: env, Output: out, Timeout: timeout})
+	switch {
+	case res.StartErr != nil:
+		return res, fmt.Errorf("run %s: %w: the verifier image needs bash (the official images have it)", name, res.StartErr)
+	case res.Canceled:
+		return res, fmt.Errorf("%s: the grader was stopped", name)
+	}
+	return res, nil
+}
+
+var appliedLine = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(MarkerAppliedPatch) + ` \((.*)\)\s*$`)
+
+// applyMethod is the command PatchApplyScript reports having applied the patch with.
+func applyMethod(log string) string {
+	if m := appliedLine.FindStringSubmatch(log); m != nil {
+		return m[1]
+	}
+	if strings.Contains(log, MarkerPatchApplied) {
+		return "already applied"
+	}
+	return ""
+}
+
+// graderReward is reward.json for a graded instance: one bug, resolved or not; an error
+// instance is marked so that it is told apart from an unresolved one.
+func graderReward(rep InstanceReport) map[string]float64 {
+	resolved := 0.0
+	if rep.Resolved {
+		resolved = 1
+	}
+	r := map[string]float64{
+		"reward": resolved, "n_subtasks": 1, "n_resolved": resolved, "visible_ok": 1, "grader_failed": 0,
+		RewardPatchApplied: boolNumber(rep.PatchSuccessfullyApplied),
+		RewardError:        boolNumber(!rep.Completed()),
+	}
+	if rep.Resolution == ResolvedPartial {
+		r["n_partial"] = 1
+	}
+	return r
+}
+
+func boolNumber(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func writeGraderOutputs(dir string, reward map[string]float64, ev *GraderEval, report *InstanceReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]any{RewardFile: reward, EvalFile: ev}
+	var errs []error
+	if report != nil {
+		files[ReportFile] = report
+	} else if err := os.Remove(filepath.Join(dir, ReportFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// A report left by an earlier run would count this error instance as completed.
+		errs = append(errs, err)
+	}
+	for name, v := range files {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,247 @@
+package swebench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The verifier's grader run for real on the calc project of exploits_test.go: a git repository
+// standing in for /testbed, bash, git, patch and pytest.
+
+// graderDir writes a grader directory: inst as instance.json, cfg as grading.json.
+func graderDir(t *testing.T, inst Instance, cfg GradingConfig) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, v := range map[string]any{InstanceFile: inst, GradingFile: cfg} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// calcGrading runs pytest on the whole suite of the calc project, without conda.
+func calcGrading(version string) GradingConfig {
+	none, tests := []string{}, []string{"tests"}
+	return GradingConfig{GradingVersion: version, TimeoutSec: 60, TestCommand: "PYTHONPATH=. pytest -rA -p no:cacheprovider",
+		Directives: &tests, Setup: &none}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestRunGraderForReal(t *testing.T) {
+	requireTools(t)
+	slowAdd := "import time\n\n\ndef add(a, b):\n    time.sleep(60)\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+	tests := map[string]struct {
+		model   map[string]string // nil: a patch that does not apply; empty: an empty patch file
+		timeout float64
+		version string
+		want    map[string]float64
+		// wantReport says report.json is written (a completed instance); wantError is eval.json's error.
+		wantReport   bool
+		wantResolved bool
+		wantError    string
+		wantMethod   string
+	}{
+		"a fix resolves": {
+			model: map[string]string{"calc.py": fixedCalc}, version: "5", wantReport: true, wantResolved: true, wantMethod: "git apply --verbose",
+			want: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+		},
+		"an unrelated change does not resolve": {
+			model: map[string]string{"README": "hello\n"}, version: "4.1", wantReport: true, wantMethod: "git apply --verbose",
+			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+		},
+		"a patch that does not apply is an error": {
+			model: nil, version: "5", wantError: "the model patch did not apply",
+			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+		},
+		"tests that run past the timeout are an error": {
+			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
+			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+		},
+		"an empty patch is an error": {
+			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",
+			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := newSandbox(t, calcProject)
+			inst := calcInstance(t, s, map[string]string{"tests/test_calc.py": calcTestFiles["tests/test_calc.py"], "tests/test_new.py": calcTestFiles["tests/test_new.py"]},
+				[]string{"tests/test_calc.py::test_add", "tests/test_new.py::test_new"})
+			var patch string
+			switch {
+			case tc.model == nil:
+				patch = "diff --git a/nothing.py b/nothing.py\n--- a/nothing.py\n+++ b/nothing.py\n@@ -1 +1 @@\n-x\n+y\n"
+			case len(tc.model) > 0:
+				patch = s.diff(t, tc.model)
+			}
+			cfg := calcGrading(tc.version)
+			if tc.timeout > 0 {
+				cfg.TimeoutSec = tc.timeout
+			}
+			out := filepath.Join(t.TempDir(), "verifier")
+			// A report of an earlier run must not survive an error instance.
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(out, ReportFile), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var log bytes.Buffer
+			reward, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, cfg), PatchPath: s.writePatch(t, patch),
+				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env})
+			if err != nil {
+				t.Fatalf("grader failed: %v\nlog:\n%s", err, log.String())
+			}
+			if diff := cmp.Diff(tc.want, reward); diff != "" {
+				t.Errorf("reward (-want +got):\n%s\nlog:\n%s", diff, log.String())
+			}
+			var onDisk map[string]float64
+			readJSON(t, filepath.Join(out, RewardFile), &onDisk)
+			if diff := cmp.Diff(reward, onDisk); diff != "" {
+				t.Errorf("reward.json differs from the returned reward:\n%s", diff)
+			}
+			var ev GraderEval
+			readJSON(t, filepath.Join(out, EvalFile), &ev)
+			if ev.Error != tc.wantError || ev.InstanceID != inst.InstanceID || ev.Patch == nil || ev.Patch.Method != tc.wantMethod {
+				t.Errorf("eval.json: error %q, instance %q, patch %+v; want error %q, method %q", ev.Error, ev.InstanceID, ev.Patch, tc.wantError, tc.wantMethod)
+			}
+			rep, err := ReadReport(filepath.Join(out, ReportFile))
+			switch {
+			case tc.wantReport && err != nil:
+				t.Errorf("no report.json: %v", err)
+			case tc.wantReport && (rep.InstanceID != inst.InstanceID || rep.Resolved != tc.wantResolved || !rep.PatchSuccessfullyApplied):
+				t.Errorf("report.json: %+v, want resolved %v for %s", rep, tc.wantResolved, inst.InstanceID)
+			case !tc.wantReport && err == nil:
+				t.Errorf("an error instance has a report.json: %+v", rep)
+			}
+			if tc.wantReport && !strings.Contains(log.String(), MarkerStartTestOutput) {
+				t.Errorf("the log lacks the eval script's output:\n%s", log.String())
+			}
+		})
+	}
+}
+
+func TestRunGraderFailures(t *testing.T) {
+	valid := Instance{InstanceID: "calc__calc-1", Repo: "pytest-dev/pytest", BaseCommit: "abc", TestPatch: "diff --git a/t.py b/t.py\n"}
+	tests := map[string]struct {
+		files   map[string]string // the grader directory; absent files are not written
+		workdir string            // "" is an existing directory
+		want    []string          // parts of the grader error
+	}{
+		"no instance.json": {
+			files: map[string]string{GradingFile: `{"grading_version": "5"}`},
+			want:  []string{"read instances", InstanceFile},
+		},
+		"two instances": {
+			files: map[string]string{InstanceFile: `[{"instance_id": "a"}, {"instance_id": "b"}]`, GradingFile: `{"grading_version": "5"}`},
+			want:  []string{InstanceFile, "holds 2 instances", "exactly one", "sweep swebench import"},
+		},
+		"no test patch": {
+			files: map[string]string{InstanceFile: `{"instance_id": "a", "base_commit": "abc"}`, GradingFile: `{"grading_version": "5"}`},
+			want:  []string{InstanceFile, "instance a", "test_patch"},
+		},
+		"no grading version": {
+			files: map[string]string{GradingFile: `{"timeout_sec": 10}`},
+			want:  []string{GradingFile, "field grading_version", "use 4.1 or 5"},
+		},
+		"a misspelt field": {
+			files: map[string]string{GradingFile: `{"grading_version": "5", "timeout": 10}`},
+			want:  []string{GradingFile, `unknown field "timeout"`, "docs/swebench.md"},
+		},
+		"a negative timeout": {
+			files: map[string]string{GradingFile: `{"grading_version": "4.1", "timeout_sec": -1}`},
+			want:  []string{GradingFile, "field timeout_sec", "positive number"},
+		},
+		"an unknown parser": {
+			files: map[string]string{GradingFile: `{"grading_version": "5", "log_parser": "parse_log_nothing"}`},
+			want:  []string{GradingFile, "field log_parser", "parse_log_nothing", "parse_log_pytest"},
+		},
+		"no repository": {
+			files:   map[string]string{GradingFile: `{"grading_version": "5"}`},
+			workdir: "/nonexistent/testbed",
+			want:    []string{`workdir "/nonexistent/testbed"`, "/testbed"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, ok := tc.files[InstanceFile]; !ok && name != "no instance.json" {
+				b, _ := json.Marshal(valid)
+				tc.files[InstanceFile] = string(b)
+			}
+			for f, content := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			workdir := tc.workdir
+			if workdir == "" {
+				workdir = t.TempDir()
+			}
+			out := t.TempDir()
+			reward, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: filepath.Join(dir, "model.patch"), Workdir: workdir, OutDir: out})
+			if err == nil {
+				t.Fatalf("no error; reward %v", reward)
+			}
+			for _, p := range tc.want {
+				if !strings.Contains(err.Error(), p) {
+					t.Errorf("error %q lacks %q", err, p)
+				}
+			}
+			if diff := cmp.Diff(GraderFailedReward, reward); diff != "" {
+				t.Errorf("reward (-want +got):\n%s", diff)
+			}
+			var onDisk map[string]float64
+			readJSON(t, filepath.Join(out, RewardFile), &onDisk)
+			var ev GraderEval
+			readJSON(t, filepath.Join(out, EvalFile), &ev)
+			if onDisk["grader_failed"] != 1 || ev.GraderError != err.Error() {
+				t.Errorf("reward.json %v, eval.json grader_error %q; want grader_failed and %q", onDisk, ev.GraderError, err)
+			}
+			if _, err := os.Stat(filepath.Join(out, ReportFile)); err == nil {
+				t.Error("a failed grader wrote report.json")
+			}
+		})
+	}
+}
+
+func TestGraderConfigRoundTrip(t *testing.T) {
+	none := []string{}
+	in := GradingConfig{GradingVersion: "4.1", Setup: &none}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `{"grading_version":"4.1","setup":[]}`; got != want {
+		t.Errorf("marshal: %s, want %s", got, want)
+	}
+	g := GraderInput{Config: in}
+	if opts := g.ScriptOptions("/testbed"); opts.Setup == nil || opts.Directives != nil {
+		t.Errorf("setup [] must mean no setup and absent directives the test patch's: %+v", opts)
+	}
+	if got := g.Timeout().Seconds(); got != DefaultTimeoutSec {
+		t.Errorf("default timeout %gs, want %d", got, DefaultTimeoutSec)
+	}
+}
