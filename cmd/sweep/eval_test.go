@@ -14,6 +14,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 )
 
@@ -42,18 +43,18 @@ func onlyRun(t *testing.T, cl client.Client, ns string) *evalv1.SweepRun {
 	return &list.Items[0]
 }
 
-// finishWithEval plays the trial controller: a finished trial whose verifier left eval.json.
+// finishWithEval plays the trial controller: it stores eval.json, then finishes the trial, in
+// the controller's order.
 func finishWithEval(t *testing.T, cl client.Client, run *evalv1.SweepRun, o trialOutcome, evalJSON string) {
 	t.Helper()
-	tr := createTrial(t, cl, run, o)
-	if evalJSON == "" {
-		return
+	if evalJSON != "" {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: controllers.ResultsSecretName(campaign.TrialName(run.Name, o.task, o.attempt))},
+			Data: map[string][]byte{"eval.json": []byte(evalJSON), "reward.json": rewardJSON(t, o.rewards)}}
+		if err := cl.Create(context.Background(), secret); err != nil {
+			t.Fatal(err)
+		}
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: controllers.ResultsSecretName(tr.Name)},
-		Data: map[string][]byte{"eval.json": []byte(evalJSON), "reward.json": rewardJSON(t, o.rewards)}}
-	if err := cl.Create(context.Background(), secret); err != nil {
-		t.Fatal(err)
-	}
+	createTrial(t, cl, run, o)
 }
 
 func TestEvalNoWait(t *testing.T) {
