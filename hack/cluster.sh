@@ -64,10 +64,13 @@ KC=$L/kubeconfig                           # admin, for the host
 T0=$(date +%s.%N)
 ts() { awk -v t0="$T0" -v n="$(date +%s.%N)" -v m="$*" 'BEGIN{printf "[%6.1fs] %s\n", n-t0, m}'; }
 pid_of() { cat "$PIDS/$1.pid" 2>/dev/null || true; }
-# alive: a live process (a zombie counts as gone)
+# alive: the recorded PID is a live process (a zombie counts as gone) that is still our component
+# (its command line names it and this state dir), so a stale PID file never makes us signal someone else's process.
 alive() {
   local p; p=$(pid_of "$1"); [ -n "$p" ] || return 1
-  kill -0 "$p" 2>/dev/null && [ "$(sed -n 's/^[0-9]* (.*) \(.\).*/\1/p' /proc/$p/stat 2>/dev/null)" != Z ]
+  kill -0 "$p" 2>/dev/null && [ "$(sed -n 's/^[0-9]* (.*) \(.\).*/\1/p' /proc/$p/stat 2>/dev/null)" != Z ] || return 1
+  local cmd; cmd=$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null) || return 1
+  [[ "$cmd" == *"${1/#node/node.sh}"* && "$cmd" == *"$L/"* ]]
 }
 in_ns() { nsenter --net=/run/netns/$NS "$@"; }
 kc() { kubectl --kubeconfig="$KC" "$@"; }
@@ -426,7 +429,7 @@ cmd_up() {
   ts "netns $NS, PKI, configs ready"
   start_control_plane
   start_node
-  wait_for "containerd up, pause image imported" 60 test -S "$L/node/run/containerd/containerd.sock"
+  wait_for "containerd up" 60 test -S "$L/node/run/containerd/containerd.sock"
   wait_for "node $NODE Ready" 180 node_ready "$since"
   wait_for "default ServiceAccount" 60 kc -n default get serviceaccount default
   kc get nodes -o wide
