@@ -1,5 +1,5 @@
 // Command sweep-hook runs inside trial Pods: it installs itself, runs the agent or verifier
-// stage, collects the outputs, and grades SWE-sweep bundles. It is built static
+// stage, collects the outputs, and grades SWE-sweep bundles and SWE-bench instances. It is built static
 // (CGO_ENABLED=0) so that it runs in any Linux image.
 package main
 
@@ -16,6 +16,7 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
+	"github.com/swe-sweep/sweep-operator/internal/swebench"
 )
 
 const usage = `usage:
@@ -27,6 +28,9 @@ const usage = `usage:
                                          wait for done, write the summary, stream the outputs,
                                          then wait for SIGTERM (unless -stay=false)
   sweep-hook grade swesweep BUNDLE_DIR [-patch FILE] [-out DIR] [-workdir DIR] [-bugs ID,...] [-oracle]
+  sweep-hook grade swebench GRADER_DIR [-patch FILE] [-out DIR] [-workdir DIR]
+                                         GRADER_DIR holds instance.json and grading.json; the
+                                         log goes to stdout (test-stdout.txt in the verifier)
 `
 
 func main() {
@@ -111,10 +115,41 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 // grade runs a built-in grader. Its exit code is 1 when the grader failed (reward.json then
 // says grader_failed), 2 for bad usage.
 func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 || args[0] != "swesweep" {
+	if len(args) < 2 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	switch args[0] {
+	case "swesweep":
+		return gradeSWESweep(ctx, args, stdout, stderr)
+	case "swebench":
+		return gradeSWEBench(ctx, args, stdout, stderr)
+	}
+	fmt.Fprint(stderr, usage)
+	return 2
+}
+
+// gradeSWEBench grades one SWE-bench instance: the repository is the official image's
+// /testbed unless -workdir says otherwise. An error instance (patch did not apply, timeout,
+// invalid run) is a verdict, exit 0; only a grader failure exits 1.
+func gradeSWEBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("grade swebench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	r := swebench.GraderRun{ConfigDir: args[1], Log: stdout}
+	fs.StringVar(&r.PatchPath, "patch", "/logs/artifacts/model.patch", "the model patch")
+	fs.StringVar(&r.OutDir, "out", "/logs/verifier", "directory for report.json, reward.json and eval.json")
+	fs.StringVar(&r.Workdir, "workdir", swebench.DefaultWorkdir, "the repository at the instance's base commit")
+	if err := fs.Parse(args[2:]); err != nil {
+		return 2
+	}
+	if _, err := swebench.RunGrader(ctx, r); err != nil {
+		fmt.Fprintf(stderr, "sweep-hook grade swebench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func gradeSWESweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("grade swesweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := swesweep.Options{BundleDir: args[1], Log: stdout}

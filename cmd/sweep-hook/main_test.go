@@ -77,7 +77,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"install-bundle", "/nonexistent", "OUT"}, 1, "agent bundle: stat /nonexistent"},
 		{[]string{"agent", "-root", "/nonexistent"}, 1, "stage spec: open /nonexistent/sweep/spec/stage.json"},
 		{[]string{"agent", "-bogus"}, 1, "flag provided but not defined"},
-		{[]string{"grade", "swebench", "/x"}, 2, "usage:"},
+		{[]string{"grade", "magic", "/x"}, 2, "usage:"},
+		{[]string{"grade", "swebench"}, 2, "usage:"},
+		{[]string{"grade", "swebench", "/x", "-nope"}, 2, "flag provided but not defined"},
+		{[]string{"grade", "swebench", "/nonexistent", "-out", "OUT"}, 1, "sweep-hook grade swebench: read instances"},
 		{[]string{"grade", "swesweep", "/x", "-nope"}, 2, "flag provided but not defined"},
 		{[]string{"grade", "swesweep", "/nonexistent", "-out", "OUT"}, 1, "bundle.json: no such file"},
 	} {

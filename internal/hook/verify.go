@@ -96,14 +96,14 @@ func runVerifier(ctx context.Context, spec pc.StageSpec, paths Paths, opts Verif
 		}
 		return r.run(ctx, step{}, sh, script), nil
 	}
-	if v.Grader != pc.GraderSWESweep {
+	if v.Grader != pc.GraderSWESweep && v.Grader != pc.GraderSWEBench {
 		return outcome{}, fmt.Errorf("unknown built-in grader %q", v.Grader)
 	}
 	bundle := v.GraderDir
 	if bundle == "" {
 		bundle = paths.Tests
 	}
-	args := []string{"grade", pc.GraderSWESweep, bundle, "--patch", patchInput(spec, paths), "--out", paths.VerifierDir}
+	args := []string{"grade", v.Grader, bundle, "--patch", patchInput(spec, paths), "--out", paths.VerifierDir}
 	if spec.Workdir != "" {
 		args = append(args, "--workdir", spec.Workdir)
 	}

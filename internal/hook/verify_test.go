@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,5 +180,66 @@ func TestVerifyGraderThatWritesNoReward(t *testing.T) {
 	}
 	if got := readFile(t, paths.rewardJSON()); !strings.Contains(got, `"grader_failed": 1`) {
 		t.Errorf("reward.json = %s", got)
+	}
+}
+
+// The verifier stage with Grader "swebench": the grader directory (the task's grader ConfigMap
+// in a Pod) holds the instance, the patch is put back at its artifact path, and the built-in
+// grader of the real binary grades it.
+func TestVerifySWEBenchGrader(t *testing.T) {
+	pytest := sweeptest.Pytest(t)
+	t.Setenv("HOME", t.TempDir()) // the eval script adds /testbed to git's safe directories
+	for _, tc := range []struct {
+		name        string
+		grading     string
+		fix         bool
+		wantReason  string
+		wantRewards map[string]float64
+		wantReport  bool
+	}{
+		{name: "resolved", fix: true, wantReport: true,
+			grading:     `{"grading_version": "5", "timeout_sec": 60, "setup": [], "directives": [], "test_command": "` + pytest + ` -rA -p no:cacheprovider"}`,
+			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1}},
+		{name: "no patch is an error instance, not a grader failure",
+			grading:     `{"grading_version": "4.1", "setup": []}`,
+			wantRewards: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0}},
+		{name: "bad grading.json is a grader failure", grading: `{"grading_version": "6"}`,
+			wantReason: pc.ReasonGraderFailed, wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := sweeptest.GitRepo(t, map[string]string{"m.py": "def f():\n    return 1\n", "test_v.py": "from m import f\n\ndef test_v():\n    assert f() in (1, 2)\n"}, "baseline")
+			sweeptest.WriteFiles(t, repo, map[string]string{"test_h.py": "from m import f\n\ndef test_h():\n    assert f() == 2\n"})
+			testPatch := sweeptest.Diff(t, repo, "baseline")
+			sweeptest.WriteFiles(t, repo, map[string]string{"m.py": "def f():\n    return 2\n"})
+			fix := sweeptest.Diff(t, repo, "baseline")
+			inst, _ := json.Marshal(map[string]any{"instance_id": "m__m-1", "repo": "pytest-dev/pytest", "test_patch": testPatch,
+				"base_commit":  strings.TrimSpace(sweeptest.Run(t, repo, "git", "rev-parse", "HEAD")),
+				"FAIL_TO_PASS": []string{"test_h.py::test_h"}, "PASS_TO_PASS": `["test_v.py::test_v"]`})
+			files := map[string]string{"sweep/grader/instance.json": string(inst), "sweep/grader/grading.json": tc.grading}
+			if tc.fix {
+				files["sweep/input/model.patch"] = fix
+			}
+			paths := podRoot(t, files)
+			spec := verifierSpec(paths)
+			spec.Workdir = repo
+			spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWEBench, GraderDir: filepath.Join(filepath.Dir(paths.Spec), "..", "grader")}
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := readFile(t, paths.testStdout())
+			if d.Reason != tc.wantReason {
+				t.Errorf("reason %q (%s), want %q\n%s", d.Reason, d.Message, tc.wantReason, log)
+			}
+			if diff := cmp.Diff(tc.wantRewards, d.Rewards); diff != "" {
+				t.Errorf("rewards (-want +got):\n%s\n%s", diff, log)
+			}
+			if _, err := os.Stat(filepath.Join(paths.VerifierDir, "report.json")); (err == nil) != tc.wantReport {
+				t.Errorf("report.json exists: %v, want %v", err == nil, tc.wantReport)
+			}
+			if tc.wantReport && !strings.Contains(log, "+ : '>>>>> Start Test Output'") {
+				t.Errorf("test-stdout.txt lacks the eval script's traced output:\n%s", log)
+			}
+		})
 	}
 }

@@ -130,6 +130,10 @@ func ReadGraderDir(dir string) (GraderInput, error) {
 			return in, fmt.Errorf("%s: field log_parser: %w", cfgPath, err)
 		}
 	}
+	// Checked before the tests run, so that a grader that cannot read the log fails at once.
+	if _, err := ParserFor(in.Instance, in.Version, in.Config.LogParser); err != nil {
+		return in, fmt.Errorf("%s: %w, or log_parser in %s", instPath, err, cfgPath)
+	}
 	return in, nil
 }
 

@@ -178,6 +178,10 @@ func TestRunGraderFailures(t *testing.T) {
 			files: map[string]string{GradingFile: `{"grading_version": "5", "log_parser": "parse_log_nothing"}`},
 			want:  []string{GradingFile, "field log_parser", "parse_log_nothing", "parse_log_pytest"},
 		},
+		"no parser for the repository": {
+			files: map[string]string{InstanceFile: `{"instance_id": "a", "repo": "me/mine", "base_commit": "abc", "test_patch": "x"}`, GradingFile: `{"grading_version": "5"}`},
+			want:  []string{InstanceFile, `no log parser for repository "me/mine"`, "or log_parser in", GradingFile},
+		},
 		"no repository": {
 			files:   map[string]string{GradingFile: `{"grading_version": "5"}`},
 			workdir: "/nonexistent/testbed",
