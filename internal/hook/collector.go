@@ -107,11 +107,15 @@ type outputFile struct {
 
 func declaredOutputs(spec pc.StageSpec, paths Paths) []outputFile {
 	if spec.Stage == pc.StageVerifier {
-		return []outputFile{
+		out := []outputFile{
 			{name: pc.RecordTestStdout, path: paths.testStdout(), log: true},
 			{name: pc.RecordReward, path: paths.rewardJSON()},
 			{name: pc.RecordEval, path: paths.evalJSON()},
 		}
+		if spec.Verifier != nil && spec.Verifier.Grader == pc.GraderSWEBench {
+			out = append(out, outputFile{name: pc.RecordSWEBenchReport, path: paths.swebenchReport()})
+		}
+		return out
 	}
 	var out []outputFile
 	for _, a := range spec.Artifacts {

@@ -201,3 +201,16 @@ func TestCollectorKeepsTheStreamWithinItsLimit(t *testing.T) {
 		t.Errorf("agent.log = %+v, want cut to the remaining budget", o)
 	}
 }
+
+// A SWE-bench verifier also sends report.json, which the run report is made of.
+func TestCollectorSendsSWEBenchReport(t *testing.T) {
+	report := `{"x__x-1": {"resolved": true}}`
+	paths := podRoot(t, map[string]string{"logs/verifier/report.json": report, "logs/verifier/reward.json": `{"reward": 1}`})
+	spec := verifierSpec(paths)
+	spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWEBench, GraderDir: "/sweep/grader"}
+	writeDone(paths.Done, Done{Stage: pc.StageVerifier, Rewards: map[string]float64{"reward": 1}})
+	s, outputs := collectNow(t, context.Background(), spec, paths)
+	if got := string(outputs[pc.RecordSWEBenchReport]); got != report {
+		t.Errorf("report.json sent as %q, want %q (summary %+v)", got, report, s)
+	}
+}

@@ -34,6 +34,9 @@ const (
 	RecordTestStdout = "test-stdout.txt"
 	RecordReward     = "reward.json"
 	RecordEval       = "eval.json"
+	// RecordSWEBenchReport is the SWE-bench grader's per-instance report.json (official schema),
+	// written for completed instances only; the verifier sends it when its grader is swebench.
+	RecordSWEBenchReport = "report.json"
 	// PatchKey is the artifact key of PatchPath.
 	PatchKey = "model.patch"
 )
