@@ -38,7 +38,7 @@ const DefaultTimeoutSec = 1800
 type GradingConfig struct {
 	// GradingVersion is "4.1" or "5" (required: the versions give different verdicts).
 	GradingVersion string `json:"grading_version"`
-	// TimeoutSec bounds the eval script, and apart from it the patch application; 0 means
+	// TimeoutSec bounds the patch application and the eval script together; 0 means
 	// DefaultTimeoutSec. A timeout is an error instance, as in the official harness.
 	TimeoutSec float64 `json:"timeout_sec,omitempty"`
 	// TestCommand replaces DefaultTestCommand(repo).
@@ -278,10 +278,9 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	defer os.RemoveAll(scripts)
 	var log bytes.Buffer
 	out := io.MultiWriter(&log, r.Log)
-	timeout := in.Timeout()
-
 	applyStart := time.Now()
-	applied, err := runScript(ctx, scripts, "apply_patch.sh", PatchApplyScript(r.PatchPath), r, out, timeout)
+	deadline := applyStart.Add(in.Timeout())
+	applied, err := runScript(ctx, scripts, "apply_patch.sh", PatchApplyScript(r.PatchPath), r, out, deadline)
 	ev.Timings["apply_patch"] = time.Since(applyStart).Seconds()
 	if err != nil {
 		return InstanceReport{}, err
@@ -293,7 +292,7 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	if applied.ExitCode == 0 {
 		ev.Patch.Method = applyMethod(log.String())
 		evalStart := time.Now()
-		res, err := runScript(ctx, scripts, "eval.sh", EvalScript(in.Instance, in.ScriptOptions(r.Workdir)), r, out, timeout)
+		res, err := runScript(ctx, scripts, "eval.sh", EvalScript(in.Instance, in.ScriptOptions(r.Workdir)), r, out, deadline)
 		ev.Timings["eval"] = time.Since(evalStart).Seconds()
 		if err != nil {
 			return InstanceReport{}, err
@@ -306,9 +305,14 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	return Grade(in.Instance, log.String(), in.Version, GradeOptions{Parser: in.Config.LogParser})
 }
 
-// runScript runs a bash script in the repository with stdout and stderr merged into out. A
-// timeout is a result; a script that could not start, or a stop of the grader, is an error.
-func runScript(ctx context.Context, dir, name, script string, r GraderRun, out io.Writer, timeout time.Duration) (proctree.Result, error) {
+// runScript runs a bash script in the repository with stdout and stderr merged into out, until
+// deadline. A timeout is a result; a script that could not start, or a stop of the grader, is an
+// error.
+func runScript(ctx context.Context, dir, name, script string, r GraderRun, out io.Writer, deadline time.Time) (proctree.Result, error) {
+	timeout := time.Until(deadline)
+	if timeout <= 0 {
+		return proctree.Result{ExitCode: -1, TimedOut: true}, nil
+	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return proctree.Result{}, err

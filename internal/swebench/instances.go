@@ -38,6 +38,8 @@ type Instance struct {
 	PassToPass             TestList `json:"PASS_TO_PASS"`
 	Version                string   `json:"version"`
 	EnvironmentSetupCommit string   `json:"environment_setup_commit"`
+	// ProblemStatement is the issue text an agent is given; grading does not read it.
+	ProblemStatement string `json:"problem_statement,omitempty"`
 	// v5 fields.
 	Image      string   `json:"image,omitempty"`
 	EvalScript string   `json:"eval_script,omitempty"`
