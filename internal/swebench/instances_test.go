@@ -22,7 +22,7 @@ func TestLoadInstances(t *testing.T) {
 	django := Instance{
 		InstanceID: "django__django-11099", Repo: "django/django", BaseCommit: "d26b242", Patch: "p", TestPatch: "tp",
 		FailToPass: TestList{"test_a (x.Y)"}, PassToPass: TestList{"test_b (x.Y)", "test_c (x.Y)"}, Version: "3.0",
-		EnvironmentSetupCommit: "419a78",
+		EnvironmentSetupCommit: "419a78", ProblemStatement: "ignored",
 	}
 	v5 := Instance{
 		InstanceID: "o__r-2", Repo: "o/r", FailToPass: TestList{"t"}, Image: "reg/img:1", EvalScript: "#!/bin/bash\n",
