@@ -101,18 +101,20 @@ func TestTasksBundle(t *testing.T) {
 	}
 
 	// kubectl apply -k works on it too, when envtest's binaries include kubectl.
-	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(kubectl); err != nil {
-		t.Logf("no %s: kubectl apply -k not tried", kubectl)
-		return
-	}
-	ns2 := testNamespace(t, cl)
-	if b, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "apply", "-k", out, "-n", ns2).CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply -k: %v\n%s", err, b)
-	}
-	if err := cl.List(context.Background(), cms, client.InNamespace(ns2), client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
-		t.Errorf("after kubectl apply -k: %d task ConfigMaps, %v", len(cms.Items), err)
-	}
+	t.Run("kubectl apply -k", func(t *testing.T) {
+		kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+		if _, err := os.Stat(kubectl); err != nil {
+			t.Logf("no %s: kubectl apply -k not tried", kubectl)
+			return
+		}
+		ns := testNamespace(t, cl)
+		if b, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "apply", "-k", out, "-n", ns).CombinedOutput(); err != nil {
+			t.Fatalf("kubectl apply -k: %v\n%s", err, b)
+		}
+		if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
+			t.Errorf("after kubectl apply -k: %d task ConfigMaps, %v", len(cms.Items), err)
+		}
+	})
 }
 
 func TestTasksBundleErrors(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,6 +21,8 @@ import (
 	"github.com/swe-sweep/sweep-operator/controllers"
 )
 
+var notNamespaceChars = regexp.MustCompile(`[^a-z0-9]+`)
+
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // The API server of these tests is started once, on the first test that needs it, so that
@@ -31,7 +33,6 @@ var api struct {
 	client     client.Client
 	kubeconfig string
 	err        error
-	namespaces atomic.Int32
 }
 
 func TestMain(m *testing.M) {
@@ -91,10 +92,12 @@ func writeKubeconfig(env *envtest.Environment, user envtest.User) (string, error
 	return file, os.WriteFile(file, data, 0o600)
 }
 
-// testNamespace creates a namespace of the test's own.
+// testNamespace creates a namespace of the test's own, named after it so that golden outputs
+// do not depend on which tests ran before.
 func testNamespace(t *testing.T, cl client.Client) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cli-%d", api.namespaces.Add(1))}}
+	name := strings.Trim(notNamespaceChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: truncate(name, 63)}}
 	if err := cl.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}

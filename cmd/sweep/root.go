@@ -23,6 +23,6 @@ func newRootCmd() *cobra.Command {
 	}
 	kube := newCluster()
 	kube.flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube))
+	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
 	return root
 }
