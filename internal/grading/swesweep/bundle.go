@@ -70,9 +70,12 @@ type Bug struct {
 	OraclePatch string `json:"oracle_patch,omitempty"`
 }
 
-// DefaultTestPaths are the test file globs of a bundle that declares none.
+// DefaultTestPaths are the test file globs of a bundle that declares none. The test runners'
+// configuration files count too: a patch that loads a plugin through pytest.ini's addopts can
+// otherwise report every test as passed.
 var DefaultTestPaths = []string{"test/**", "tests/**", "testing/**", "**/test_*.py", "**/*_test.py",
-	"**/conftest.py", "**/*_test.go", "**/testdata/**"}
+	"**/conftest.py", "**/*_test.go", "**/testdata/**",
+	"**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml"}
 
 // Default timeouts of commands that declare none.
 const (

@@ -80,6 +80,16 @@ func TestGradeAgentPatch(t *testing.T) {
 					t.Errorf("removed (-want +got):\n%s", d)
 				}
 			}},
+		{name: "a plugin loaded through pytest.ini is undone", edits: map[string]string{
+			"calc.py":         calc("", "", brokenNeg),
+			"cheat_plugin.py": cheatConftest,
+			"pytest.ini":      "[pytest]\naddopts = -p cheat_plugin\n",
+		}, want: Reward{NSubtasks: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if d := cmp.Diff([]string{"pytest.ini"}, ev.Patch.RemovedTestFiles); d != "" {
+					t.Errorf("removed (-want +got):\n%s", d)
+				}
+			}},
 		{name: "binary patch that deletes and adds files", edits: map[string]string{
 			"calc.py": calc(fixedAdd, fixedMul, ""), "data.bin": binary, "old_helper.py": "", "helper.py": "HELP = 2\n",
 		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},

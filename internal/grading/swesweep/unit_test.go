@@ -46,6 +46,7 @@ func TestTestMatcher(t *testing.T) {
 	for p, want := range map[string]bool{
 		"tests/test_x.py": true, "tests/sub/data.json": true, "conftest.py": true, "src/pkg/conftest.py": true,
 		"pkg/test_mod.py": true, "pkg/mod_test.py": true, "cmd/x_test.go": true, "pkg/testdata/in.txt": true,
+		"pytest.ini": true, "sub/tox.ini": true, "setup.cfg": true, "pyproject.toml": true,
 		"src/calc.py": false, "attest/x.py": false, "testsuite.py": false, "contest.py": false,
 	} {
 		if got := m.isTest(p); got != want {
