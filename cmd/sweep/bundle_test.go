@@ -61,7 +61,7 @@ func TestTasksBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(stdout, "wrote 2 tasks and 1 solutions to "+filepath.Join(out, "kustomization.yaml")) {
+	if !strings.HasPrefix(stdout, "wrote 2 tasks and 2 solutions to "+filepath.Join(out, "kustomization.yaml")) {
 		t.Errorf("stdout = %q", stdout)
 	}
 	rendered, err := catalogue.Render(out)

@@ -19,7 +19,7 @@ func newTasksCmd(kube *cluster) *cobra.Command {
 		Use:   "tasks",
 		Short: "Work with Harbor task directories and the in-cluster task catalogue",
 	}
-	cmd.AddCommand(newTasksValidateCmd(), newTasksBundleCmd(), newTasksImagesCmd())
+	cmd.AddCommand(newTasksValidateCmd(), newTasksBundleCmd(), newTasksImagesCmd(), newTasksCheckCmd(kube))
 	return cmd
 }
 
