@@ -43,6 +43,15 @@ func (v GradingVersion) dialect() (logparse.Dialect, error) {
 	return 0, fmt.Errorf("grading version %q: use 4.1 or 5", string(v))
 }
 
+// ParseAsVersion reads log with p as version's official parser does (what grading sees).
+func ParseAsVersion(p logparse.Parser, log string, version GradingVersion) (logparse.Statuses, error) {
+	dialect, err := version.dialect()
+	if err != nil {
+		return nil, err
+	}
+	return p.ParseAs(log, dialect), nil
+}
+
 // ResolvedStatus is SWE-bench's resolution of one instance.
 type ResolvedStatus string
 
