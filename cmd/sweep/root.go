@@ -24,5 +24,6 @@ func newRootCmd() *cobra.Command {
 	kube := newCluster()
 	kube.flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
+	root.AddCommand(newSwebenchCmd(kube))
 	return root
 }
