@@ -320,3 +320,9 @@ func Images(images []Image, onNodes map[string]bool) Result {
 	}
 	return r
 }
+
+// Unreadable is the warning of a check whose facts the user may not read.
+func Unreadable(check, what string, err error) Result {
+	return Result{Check: check, Status: Warn, Message: fmt.Sprintf("cannot read %s: %v", what, err),
+		Fix: fmt.Sprintf("ask for list on %s, or run the doctor as a cluster admin", what)}
+}

@@ -93,3 +93,7 @@ func TestImages(t *testing.T) {
 	check(t, "no annotation", Images(append(imgs, Image{Task: "b"}), nil), expect{Fail, "without an agent or verifier image annotation: b", "rebundle"})
 	check(t, "no catalogue", Images(nil, nil), expect{Warn, "no catalogue images", "kubectl apply -k"})
 }
+
+func TestUnreadable(t *testing.T) {
+	check(t, "forbidden", Unreadable(CheckNodes, "nodes", errors.New("forbidden")), expect{Warn, "cannot read nodes: forbidden", "ask for list on nodes"})
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestHelp(t *testing.T) {
+	out, _, err := runSweepSplit(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "help-root.txt", out)
+	// Every verb explains itself and shows an example where it takes arguments.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			if sub.Short == "" || (sub.Runnable() && sub.Long == "") {
+				t.Errorf("%s: want a short and a long description", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
+	for _, verb := range [][]string{{"info"}, {"export"}, {"eval"}, {"run"}, {"watch"}, {"infra", "doctor"}, {"tasks", "bundle"}, {"tasks", "images"}, {"tasks", "check"}, {"tasks", "validate"}} {
+		out, _, err := runSweepSplit(t, append(verb, "--help")...)
+		if err != nil || !strings.Contains(out, "Usage:\n  sweep "+strings.Join(verb, " ")) {
+			t.Errorf("sweep %s --help: %v\n%s", strings.Join(verb, " "), err, out)
+		}
+	}
+}
