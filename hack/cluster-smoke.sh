@@ -8,6 +8,7 @@
 #     route: "network unreachable" inside the namespace; nothing leaves it), DNS answers nothing
 #   - a Pod reaches the API server through the Service "kubernetes" (what an in-cluster manager uses)
 #   - a NetworkPolicy object is accepted
+#   - with SMOKE_TASKS=1: hook and sample task images built and imported, each task's oracle graded to 1
 # Ends with "N passed, M failed"; exits non-zero if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -163,6 +164,38 @@ spec:
   egress: []
 EOF
 then ok "NetworkPolicy accepted"; else bad "NetworkPolicy rejected"; fi
+
+# 6. optional (SMOKE_TASKS=1): the sample tasks' verifier images grade their own oracle to 1 with
+#    the real sweep-hook, installed by its init container as trial Pods do
+if [ -n "${SMOKE_TASKS:-}" ]; then
+  bash "$root/hack/images.sh" hook >/dev/null 2>&1 && bash "$root/hack/images.sh" catalogue "$root/tasks" >/dev/null 2>&1 \
+    && bash "$root/hack/images.sh" import >/dev/null 2>&1 || bad "building or importing the hook and task images"
+  HOOK=$(cat "$root/.cache/images/sweep-hook.ref")
+  for ref in "$root"/.cache/images/tasks/*/verifier.ref; do
+    task=$(basename "$(dirname "$ref")"); t=$(now)
+    k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: oracle-$task}
+spec:
+  restartPolicy: Never
+  automountServiceAccountToken: false
+  initContainers:
+  - {name: sweep-install, image: $HOOK, imagePullPolicy: IfNotPresent, command: [/sweep-hook, install, /sweep/bin],
+     volumeMounts: [{name: bin, mountPath: /sweep/bin}]}
+  containers:
+  - name: verifier
+    image: $(cat "$ref")
+    imagePullPolicy: IfNotPresent
+    command: [sh, -c, '/sweep/bin/sweep-hook grade swesweep /tests -oracle -out /tmp/out >/dev/null 2>&1; cat /tmp/out/reward.json']
+    volumeMounts: [{name: bin, mountPath: /sweep/bin}]
+  volumes: [{name: bin, emptyDir: {}}]
+YAML
+    wait_phase oracle-$task Succeeded 180
+    r=$(k logs oracle-$task -c verifier 2>&1)
+    check "task $task: oracle graded in the cluster in $(el $t): $r" grep -q '"reward":1[,}]' <<<"$r"
+  done
+fi
 
 t=$(now); $K delete namespace $NS --wait=true >/dev/null; echo "namespace deleted in $(el $t)"
 echo "$pass passed, $fail failed"
