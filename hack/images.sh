@@ -59,7 +59,7 @@ static_binary() { # static_binary NAME PKG OVERRIDE -> path of a static binary
     [ -x "$override" ] || { echo "$override: not an executable" >&2; exit 1; }
     echo "$override"; return
   fi
-  [ -d "$root/$pkg" ] || { echo "$pkg does not exist yet (set ${name^^}_BIN=FILE to use another static binary)" | tr - _ >&2; exit 1; }
+  [ -d "$root/$pkg" ] || { echo "$pkg does not exist yet: set HOOK_BIN or MANAGER_BIN to another static binary" >&2; exit 1; }
   # the same flags as `make build`, so both share the build cache
   (cd "$root" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "$bin/$name" "./$pkg")
   echo "$bin/$name"
