@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
@@ -76,6 +77,13 @@ func TestRunCreatesWithServerDefaults(t *testing.T) {
 	errorContains(t, err, "metadata.name is empty")
 	_, _, err = runIn(t, kubeconfig, ns, "run")
 	errorContains(t, err, "flag -f/--filename is required")
+	bad := writeManifest(t, "spec: [unclosed")
+	_, _, err = runIn(t, kubeconfig, ns, "run", "-f", bad)
+	errorContains(t, err, bad+": not YAML or JSON")
+	nobody, err := writeKubeconfig(api.env, envtest.User{Name: "nobody-run"})
+	must(t, err)
+	_, _, err = runIn(t, nobody, ns, "run", "-f", writeManifest(t, manifest))
+	errorContains(t, err, "forbidden", "ask for create on sweepruns in this namespace; `sweep infra doctor` checks it")
 }
 
 func TestWatchFinished(t *testing.T) {
