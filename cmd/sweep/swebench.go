@@ -354,9 +354,13 @@ func swebenchSweepRun(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Status is the controller's, and a null creation time is noise in a file people read.
+	// Status is the controller's, and a null creation time is noise in a file people read. The
+	// Go zero values of the retry policy and placement would override the CRD's defaults
+	// (three infrastructure retries with backoff), so those are left out.
 	unstructured.RemoveNestedField(obj, "status")
 	unstructured.RemoveNestedField(obj, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(obj, "spec", "retryPolicy")
+	unstructured.RemoveNestedField(obj, "spec", "placement")
 	return yaml.Marshal(obj)
 }
 
@@ -539,7 +543,7 @@ func newSwebenchReportCmd(kube *cluster) *cobra.Command {
 				return err
 			}
 			if unfinished > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "sweeprun %s: %d trials are not finished and count as errors; report again when `sweep watch %s` shows it done\n", args[0], unfinished, args[0])
+				fmt.Fprintf(cmd.ErrOrStderr(), "sweeprun %s: %d submitted instances have no finished trial yet and count as errors; report again when `sweep watch %s` shows it done\n", args[0], unfinished, args[0])
 			}
 			return writeStructured(cmd.OutOrStdout(), outputJSON, rep)
 		},
