@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/internal/progress"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -96,13 +95,7 @@ func newTasksCheckCmd(kube *cluster) *cobra.Command {
 
 // waitForOutcomes follows a run to its end and reads each task's trial result.
 func waitForOutcomes(cmd *cobra.Command, cl client.Client, ns, name string) (map[string]trialOutput, error) {
-	var show func(progress.Snapshot)
-	if isTerminal(cmd.ErrOrStderr()) {
-		printer := newProgressPrinter(cmd.ErrOrStderr())
-		defer printer.end()
-		show = printer.show
-	}
-	_, trials, err := follow(cmd.Context(), cl, ns, name, show)
+	_, trials, err := followQuietly(cmd, cl, ns, name)
 	if err != nil {
 		if cmd.Context().Err() != nil {
 			return nil, fmt.Errorf("stopped waiting; sweeprun %s goes on: read it later with `sweep info %s --per-task -n %s`", name, name, ns)

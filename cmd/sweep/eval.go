@@ -24,7 +24,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
-	"github.com/swe-sweep/sweep-operator/internal/progress"
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
@@ -208,11 +207,7 @@ type bugOutput struct {
 
 // waitAndPrintEval waits for the evaluation and prints it; it fails when no trial was measured.
 func waitAndPrintEval(cmd *cobra.Command, cl client.Client, ns, name, task, format string) error {
-	var show func(progress.Snapshot)
-	if isTerminal(cmd.ErrOrStderr()) {
-		show = newProgressPrinter(cmd.ErrOrStderr()).show
-	}
-	_, trials, err := follow(cmd.Context(), cl, ns, name, show)
+	_, trials, err := followQuietly(cmd, cl, ns, name)
 	if err != nil {
 		if cmd.Context().Err() != nil {
 			return fmt.Errorf("stopped waiting; the evaluation goes on: follow it with `sweep watch %s -n %s` and read it with `sweep info %s -n %s`", name, ns, name, ns)

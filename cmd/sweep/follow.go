@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -112,4 +113,15 @@ func watchCampaign(ctx context.Context, cl client.Client, ns, name string, w, er
 		return run, trials, true, fmt.Errorf("sweeprun %s failed: %s; see `kubectl describe sweeprun %s -n %s`", name, msg, name, ns)
 	}
 	return run, trials, true, nil
+}
+
+// followQuietly follows a campaign whose progress is not the verb's output: drawn on stderr
+// when that is a terminal, not at all otherwise.
+func followQuietly(cmd *cobra.Command, cl client.Client, ns, name string) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+	if !isTerminal(cmd.ErrOrStderr()) {
+		return follow(cmd.Context(), cl, ns, name, nil)
+	}
+	printer := newProgressPrinter(cmd.ErrOrStderr())
+	defer printer.end()
+	return follow(cmd.Context(), cl, ns, name, printer.show)
 }
