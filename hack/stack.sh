@@ -19,19 +19,7 @@ hack/images.sh hook
 hack/images.sh manager
 catalogue=$root/.cache/demo/catalogue
 bin/sweep tasks bundle tasks/*/ --registry localhost/sweep -o "$catalogue" >/dev/null
-bin/sweep tasks images tasks/*/ --registry localhost/sweep -o json > "$root/.cache/demo/images.json"
-for dir in tasks/*/; do
-  [ -f "$dir/task.toml" ] || continue
-  refs=$(python3 - "$root/.cache/demo/images.json" "$(realpath "$dir")" <<'PY'
-import json, os, sys
-images, task_dir = json.load(open(sys.argv[1])), sys.argv[2]
-mine = {i["role"]: i["image"] for i in images if os.path.realpath(os.path.dirname(i["build"]["context"])) == task_dir}
-print(mine["agent"], mine["verifier"])
-PY
-)
-  read -r agent verifier <<<"$refs"
-  TASK_AGENT_REF=$agent TASK_VERIFIER_REF=$verifier hack/images.sh task-images "$dir"
-done
+hack/images.sh catalogue tasks/
 hack/images.sh import
 step "operator"
 hack/deploy.sh
