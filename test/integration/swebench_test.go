@@ -1,0 +1,150 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/swebench"
+)
+
+// swebenchImport is what `sweep swebench import` writes for cmd/sweep's test dataset, rendered
+// with kustomize: cmd/sweep's golden test keeps it equal to the command's output.
+var swebenchImport = filepath.Join("..", "..", "cmd", "sweep", "testdata", "swebench", "golden", "import.yaml")
+
+// applyImport creates every object of the rendered import in ns, as kubectl apply -k -n would.
+func applyImport(ns string) {
+	data, err := os.ReadFile(swebenchImport)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		err := dec.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		ExpectWithOffset(1, err).NotTo(HaveOccurred())
+		obj.SetNamespace(ns)
+		ExpectWithOffset(1, k8s.Create(context.Background(), obj)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+	}
+}
+
+// swebenchRewards are what the SWE-bench grader writes for a completed or an error instance.
+func swebenchRewards(resolved, errorInstance bool) map[string]float64 {
+	r := map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0,
+		swebench.RewardError: 0, swebench.RewardPatchApplied: 1}
+	if resolved {
+		r["reward"], r["n_resolved"] = 1, 1
+	}
+	if errorInstance {
+		r[swebench.RewardError], r[swebench.RewardPatchApplied] = 1, 0
+	}
+	return r
+}
+
+// graderVolume is the pod's volume holding a ConfigMap named cm, if any.
+func graderVolume(job *batchv1.Job, cm string) *corev1.Volume {
+	for i, v := range job.Spec.Template.Spec.Volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == cm {
+			return &job.Spec.Template.Spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
+var _ = Describe("SWE-bench instances imported by sweep swebench import", func() {
+	var (
+		ns   string
+		k    kubelet
+		stop func()
+	)
+	BeforeEach(func() {
+		ns = newNamespace()
+		k = kubelet{ns: ns}
+		stop = startManager()
+	})
+	AfterEach(func() { stop() })
+
+	It("run through the controllers: the grader ConfigMap reaches only the verifier, and an error instance scores 0", func() {
+		applyImport(ns)
+		resolved, failed := campaign.TrialName("swebench", "calc__calc-1", 1), campaign.TrialName("swebench", "calc__calc-2", 1)
+		patches := &corev1.Secret{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "swebench-patches"}, patches)).To(Succeed())
+
+		By("the trial snapshots the instance's task: its eval image, the swebench grader and its ConfigMap")
+		t := k.trial(resolved)
+		Expect(t.Spec.Images.Agent).To(Equal("mirror.example/sweb.eval.x86_64.calc_1776_calc-1:v1"))
+		Expect(t.Spec.Images.Verifier).To(Equal(t.Spec.Images.Agent))
+		Expect(t.Spec.Grader).To(Equal(podcontract.GraderSWEBench))
+		Expect(t.Spec.GraderConfigMap).To(Equal("calc--calc-1-grader"))
+		Expect(t.Spec.BugsTotal).To(Equal(int32(1)))
+
+		By("the agent Job does not mount the grader ConfigMap")
+		agentJob := k.job(resolved, agentStage, 1)
+		Expect(graderVolume(agentJob, "calc--calc-1-grader")).To(BeNil())
+		for _, c := range agentJob.Spec.Template.Spec.Containers {
+			Expect(c.VolumeMounts).NotTo(ContainElement(HaveField("MountPath", podcontract.GraderConfigDir)))
+		}
+		k.runStage(resolved, agentStage, 1, agentSummary(string(patches.Data["calc__calc-1"]), ""))
+
+		By("the verifier Job mounts it at /sweep/grader, and its stage spec names the grader")
+		verifyJob := k.job(resolved, verifierStage, 1)
+		vol := graderVolume(verifyJob, "calc--calc-1-grader")
+		Expect(vol).NotTo(BeNil())
+		verifier := verifyJob.Spec.Template.Spec.Containers[0]
+		Expect(verifier.Image).To(Equal(t.Spec.Images.Verifier))
+		Expect(verifier.VolumeMounts).To(ContainElement(And(HaveField("Name", vol.Name), HaveField("MountPath", podcontract.GraderConfigDir), HaveField("ReadOnly", true))))
+		spec := k.stageSpec(resolved, verifierStage)
+		Expect(spec.Verifier.Grader).To(Equal(podcontract.GraderSWEBench))
+		Expect(spec.Verifier.GraderDir).To(Equal(podcontract.GraderConfigDir))
+		Expect(spec.Workdir).To(Equal(swebench.DefaultWorkdir))
+		Expect(spec.Artifacts).To(ContainElement(podcontract.Artifact{Path: podcontract.PatchPath, Key: podcontract.PatchKey}))
+		k.runStage(resolved, verifierStage, 1, verifierSummary(swebenchRewards(true, false)))
+
+		By("the second instance's patch did not apply: an error instance, measured as unresolved")
+		k.runStage(failed, agentStage, 1, agentSummary(string(patches.Data["calc__calc-2"]), podcontract.ReasonPatchApplyFailed))
+		k.runStage(failed, verifierStage, 1, verifierSummary(swebenchRewards(false, true)))
+
+		Eventually(getRun(ns, "swebench"), timeout, poll).Should(Satisfy(completed))
+		run := getRun(ns, "swebench")()
+		Expect(run.Status.Progress).To(Equal("2/2"))
+		Expect(run.Status.BugsTotal).To(Equal(int32(2)))
+		Expect(run.Status.BugsResolved).To(Equal("1.00"))
+		Expect(run.Status.Score).To(Equal("0.5000"))
+		Expect(run.Status.EvaluationFailures).To(Equal(int32(0)))
+		ok := k.trial(resolved)
+		Expect(ok.Status.Phase).To(Equal(evalv1.TrialSucceeded))
+		Expect(ok.Status.Score).To(Equal("1.0000"))
+		Expect(ok.Status.BugsResolved).To(Equal(int32(1)))
+		bad := k.trial(failed)
+		Expect(bad.Status.Phase).To(Equal(evalv1.TrialSucceeded))
+		Expect(bad.Status.Score).To(Equal("0.0000"))
+		Expect(bad.Status.GraderFailed).To(BeFalse())
+		Expect(bad.Status.Rewards).To(HaveKeyWithValue(swebench.RewardError, "1.0000"))
+	})
+})
+
+// stageSpec reads the stage spec a trial's Job mounts, from the trial's input Secret.
+func (k kubelet) stageSpec(trial string, stage podcontract.Stage) podcontract.StageSpec {
+	s := &corev1.Secret{}
+	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKey{Namespace: k.ns, Name: podbuild.InputSecretName(trial)}, s)).To(Succeed())
+	var spec podcontract.StageSpec
+	ExpectWithOffset(1, json.Unmarshal(s.Data[podbuild.SpecKey(stage)], &spec)).To(Succeed())
+	return spec
+}
