@@ -33,6 +33,8 @@ var api struct {
 	client     client.Client
 	kubeconfig string
 	err        error
+	mu         sync.Mutex
+	runs       map[string]int
 }
 
 func TestMain(m *testing.M) {
@@ -53,6 +55,7 @@ func apiServer(t *testing.T) (client.Client, string) {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`, or build the binaries with `make envtest` and run KUBEBUILDER_ASSETS=$PWD/bin/k8s go test ./cmd/sweep/")
 	}
 	api.once.Do(func() {
+		api.runs = map[string]int{}
 		api.env = &envtest.Environment{
 			CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
 			ErrorIfCRDPathMissing: true,
@@ -96,8 +99,16 @@ func writeKubeconfig(env *envtest.Environment, user envtest.User) (string, error
 // do not depend on which tests ran before.
 func testNamespace(t *testing.T, cl client.Client) string {
 	t.Helper()
-	name := strings.Trim(notNamespaceChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: truncate(name, 63)}}
+	name := truncate(strings.Trim(notNamespaceChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-"), 56)
+	// Namespaces never finish deleting without a namespace controller: a test run again in
+	// the same process (go test -count) gets a new one.
+	api.mu.Lock()
+	api.runs[name]++
+	if n := api.runs[name]; n > 1 {
+		name = fmt.Sprintf("%s-%d", name, n)
+	}
+	api.mu.Unlock()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := cl.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,13 @@ var serverDetails = regexp.MustCompile(`https://127\.0\.0\.1:[0-9]+|Kubernetes v
 func doctorOutput(t *testing.T, kubeconfig, ns string, args ...string) (string, error) {
 	t.Helper()
 	out, _, err := runIn(t, kubeconfig, ns, append([]string{"infra", "doctor"}, args...)...)
-	return serverDetails.ReplaceAllStringFunc(out, func(s string) string {
+	out = serverDetails.ReplaceAllStringFunc(out, func(s string) string {
 		if strings.HasPrefix(s, "https") {
 			return "https://API"
 		}
 		return "Kubernetes vX"
-	}), err
+	})
+	return strings.ReplaceAll(out, ns, "NAMESPACE"), err
 }
 
 // The doctor's facts are cluster-wide (nodes, leases, kube-system), so its paths run in order
@@ -45,15 +46,28 @@ func TestDoctor(t *testing.T) {
 	})
 
 	installCatalogue(t, cl, ns)
+	// Cluster-wide objects go at the end, so that the bare cluster is bare if the test runs again.
+	var clusterWide []client.Object
+	t.Cleanup(func() {
+		for _, obj := range clusterWide {
+			if err := cl.Delete(ctx, obj); err != nil {
+				t.Errorf("deleting %s: %v", obj.GetName(), err)
+			}
+		}
+	})
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: LeaderLeaseName},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("manager-7f9c"), LeaseDurationSeconds: ptr.To[int32](15), RenewTime: &metav1.MicroTime{Time: time.Now()}}}
 	must(t, cl.Create(ctx, lease))
+	clusterWide = append(clusterWide, lease)
 	labels := map[string]string{"k8s-app": "calico-node"}
-	must(t, cl.Create(ctx, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "calico-node"},
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "calico-node"},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "calico", Image: "calico/node"}}}}}}))
+			ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "calico", Image: "calico/node"}}}}}}
+	must(t, cl.Create(ctx, ds))
+	clusterWide = append(clusterWide, ds)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "small"}}
 	must(t, cl.Create(ctx, node))
+	clusterWide = append(clusterWide, node)
 	node.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi")}
 	node.Status.Images = []corev1.ContainerImage{{Names: []string{"docker.io/library/python:3.12-slim"}}}
 	must(t, cl.Status().Update(ctx, node))
@@ -66,6 +80,7 @@ func TestDoctor(t *testing.T) {
 
 	big := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "big"}}
 	must(t, cl.Create(ctx, big))
+	clusterWide = append(clusterWide, big)
 	big.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("128Gi")}
 	list := &corev1.ConfigMapList{}
 	must(t, cl.List(ctx, list, client.InNamespace(ns)))
