@@ -142,7 +142,7 @@ func WriteKustomization(out string, entries []Entry) error {
 		if e.SolutionConfigMap != "" {
 			annotations[evalv1.AnnotationSolution] = e.SolutionConfigMap
 		}
-		gen, err := copyGenerator(out, filepath.Join(tasksFolder, e.ConfigMap), e.ConfigMap, taskFiles)
+		gen, err := copyGenerator(out, filepath.Join(tasksFolder, e.ConfigMap), e.ConfigMap, e.Dir.Path+"'s task.toml and instruction.md", taskFiles)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func WriteKustomization(out string, entries []Entry) error {
 				return err
 			}
 		}
-		gen, err = copyGenerator(out, filepath.Join(solutionsFolder, e.ConfigMap), e.SolutionConfigMap, solution)
+		gen, err = copyGenerator(out, filepath.Join(solutionsFolder, e.ConfigMap), e.SolutionConfigMap, filepath.Join(e.Dir.Path, SolutionDir), solution)
 		if err != nil {
 			return err
 		}
@@ -178,15 +178,16 @@ func WriteKustomization(out string, entries []Entry) error {
 	return nil
 }
 
-// copyGenerator writes files under out/folder and returns a generator reading them.
-func copyGenerator(out, folder, name string, files map[string][]byte) (types.ConfigMapArgs, error) {
+// copyGenerator writes files under out/folder and returns a generator reading them; source
+// names where the files come from, for the error of a ConfigMap too large.
+func copyGenerator(out, folder, name, source string, files map[string][]byte) (types.ConfigMapArgs, error) {
 	gen := types.ConfigMapArgs{GeneratorArgs: types.GeneratorArgs{Name: name}}
 	size := 0
 	for _, data := range files {
 		size += len(data)
 	}
 	if size > MaxConfigMapBytes {
-		return gen, fmt.Errorf("configmap %s would hold %d bytes, more than the %d a ConfigMap can: shrink the files of %s", name, size, MaxConfigMapBytes, folder)
+		return gen, fmt.Errorf("configmap %s would hold %d bytes, more than the %d a ConfigMap can: shrink %s", name, size, MaxConfigMapBytes, source)
 	}
 	if err := os.MkdirAll(filepath.Join(out, folder), 0o755); err != nil {
 		return gen, err

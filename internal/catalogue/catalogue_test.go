@@ -225,3 +225,17 @@ metadata:
 		t.Errorf("kustomize build (-want +got):\n%s", diff)
 	}
 }
+
+func TestWriteKustomizationTooLarge(t *testing.T) {
+	root := t.TempDir()
+	dir := writeTask(t, root, "huge", "", merge(buildable, map[string]string{"solution/data.patch": strings.Repeat("x", MaxConfigMapBytes+1)}))
+	entries, err := Plan([]*taskdef.Dir{load(t, dir)}, "reg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = WriteKustomization(filepath.Join(root, "out"), entries)
+	want := "configmap huge-solution would hold 1048577 bytes, more than the 1048576 a ConfigMap can: shrink " + filepath.Join(dir, "solution")
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}
