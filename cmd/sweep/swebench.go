@@ -133,6 +133,9 @@ func swebenchImport(cmd *cobra.Command, o swebenchImportOptions, namespace strin
 	if err != nil {
 		return fmt.Errorf("flag --grading: %w", err)
 	}
+	if o.imageTemplate != "" && !strings.Contains(o.imageTemplate, "{id}") && !strings.Contains(o.imageTemplate, "{instance_id}") {
+		return fmt.Errorf("flag --image-template %q has neither {id} nor {instance_id}: every instance would run in that one image; for example --image-template mirror.example/sweb.eval.x86_64.{id}:latest", o.imageTemplate)
+	}
 	if o.timeoutSec <= 0 {
 		return fmt.Errorf("flag --timeout is %g: give the seconds one instance may take, for example %d", o.timeoutSec, swebench.DefaultTimeoutSec)
 	}

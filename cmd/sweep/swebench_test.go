@@ -109,14 +109,15 @@ func TestSwebenchImportErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"no instances": {[]string{"--predictions", preds, "-o", "OUT"}, []string{"flag --instances is required"}},
-		"no output":    {[]string{"--instances", insts, "--predictions", preds}, []string{"flag -o/--output-dir is required"}},
-		"bad grading":  {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--grading", "4"}, []string{"flag --grading", `"4"`, "use 4.1 or 5"}},
-		"bad timeout":  {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--timeout", "0"}, []string{"flag --timeout is 0"}},
-		"bad name":     {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--name", "My_Run"}, []string{`flag --name "My_Run"`, "lower-case DNS name"}},
-		"duplicates":   {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-dup.jsonl", "-o", "OUT"}, []string{"predictions-dup.jsonl", "calc__calc-1"}},
-		"unknown ids":  {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-unknown.json", "-o", "OUT"}, []string{"predictions-unknown.json", "calc__calc-99"}},
-		"only empty":   {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-empty.jsonl", "-o", "OUT"}, []string{"predictions-empty.jsonl", "no prediction with a patch", "1 empty"}},
+		"no instances":      {[]string{"--predictions", preds, "-o", "OUT"}, []string{"flag --instances is required"}},
+		"no output":         {[]string{"--instances", insts, "--predictions", preds}, []string{"flag -o/--output-dir is required"}},
+		"bad grading":       {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--grading", "4"}, []string{"flag --grading", `"4"`, "use 4.1 or 5"}},
+		"one image for all": {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--image-template", "reg.example/swebench:latest"}, []string{`flag --image-template "reg.example/swebench:latest"`, "{id}"}},
+		"bad timeout":       {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--timeout", "0"}, []string{"flag --timeout is 0"}},
+		"bad name":          {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--name", "My_Run"}, []string{`flag --name "My_Run"`, "lower-case DNS name"}},
+		"duplicates":        {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-dup.jsonl", "-o", "OUT"}, []string{"predictions-dup.jsonl", "calc__calc-1"}},
+		"unknown ids":       {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-unknown.json", "-o", "OUT"}, []string{"predictions-unknown.json", "calc__calc-99"}},
+		"only empty":        {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-empty.jsonl", "-o", "OUT"}, []string{"predictions-empty.jsonl", "no prediction with a patch", "1 empty"}},
 		"no test patch": {[]string{"--instances", swebenchData + "/instances-no-test-patch.jsonl", "--predictions", swebenchData + "/predictions-1.jsonl", "-o", "OUT"},
 			[]string{"instance calc__calc-1 of " + swebenchData + "/instances-no-test-patch.jsonl cannot be graded", "has neither test_patch nor eval_script"}},
 		"no parser": {[]string{"--instances", swebenchData + "/instances-no-parser.jsonl", "--predictions", swebenchData + "/predictions-1.jsonl", "-o", "OUT"},
