@@ -292,6 +292,7 @@ func TestSwebenchReport(t *testing.T) {
 func TestSwebenchReportErrors(t *testing.T) {
 	cl, kubeconfig := apiServer(t)
 	ns := testNamespace(t, cl)
+	ctx := context.Background()
 	_, _, err := runIn(t, kubeconfig, ns, "swebench", "report", "nope")
 	errorContains(t, err, `sweeprun "nope" not found in namespace "`+ns+`"`)
 
@@ -299,4 +300,82 @@ func TestSwebenchReportErrors(t *testing.T) {
 	createTrial(t, cl, run, trialOutcome{task: "calc", attempt: 1, phase: evalv1.TrialSucceeded})
 	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "sweep-tasks")
 	errorContains(t, err, "trial sweep-tasks-calc-1 (task calc) is not graded by the SWE-bench grader", "sweep info sweep-tasks")
+
+	// A SweepRun of its own over SWE-bench tasks: the instance comes from each trial's task.toml.
+	trialOf := func(run *evalv1.SweepRun, task, definition string) {
+		t.Helper()
+		tr := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: campaign.TrialName(run.Name, task, 1), Labels: map[string]string{evalv1.LabelSweepRun: run.Name}},
+			Spec: evalv1.TaskTrialSpec{SweepRun: run.Name, Task: task, Attempt: 1, Grader: "swebench", Definition: definition, Agent: run.Spec.Agent,
+				Images: evalv1.TrialImages{Agent: "img", Verifier: "img"}}}
+		if err := cl.Create(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := createRun(t, cl, ns, "bare", "x")
+	trialOf(bare, "x", "name = \"x\"\n")
+	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "bare")
+	errorContains(t, err, "trial bare-x-1: task x's task.toml has no [metadata] swebench_instance_id", "sweep swebench import")
+
+	own := createRun(t, cl, ns, "own", "y")
+	trialOf(own, "y", "name = \"y\"\n[metadata]\nswebench_instance_id = \"y__y-1\"\n")
+	stdout, _, err := runIn(t, kubeconfig, ns, "swebench", "report", "own", "--attempt", "1")
+	if err != nil || !strings.Contains(stdout, `"error_ids": [
+    "y__y-1"
+  ]`) {
+		t.Errorf("report of a SweepRun not written by import: %v\n%s", err, stdout)
+	}
+	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own", "--attempt", "2")
+	errorContains(t, err, "sweeprun own has no trials of attempt 2 yet")
+
+	// A SweepRun labelled by an import whose record is missing, then broken.
+	own.Labels = map[string]string{labelSWEBenchImport: "lost"}
+	if err := cl.Update(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
+	errorContains(t, err, "sweeprun own is labelled eval.sweep.dev/swebench-import=lost but configmap "+ns+"/lost-import cannot be read", "kubectl apply -k")
+	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{swebenchImportKey: "{"}}
+	if err := cl.Create(ctx, record); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
+	errorContains(t, err, "configmap "+ns+"/lost-import key import.json", "sweep swebench import")
+}
+
+// Objects larger than the API server keeps are refused before anything is applied.
+func TestSwebenchImportTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, records ...any) string {
+		var b strings.Builder
+		for _, r := range records {
+			data, _ := json.Marshal(r)
+			b.Write(append(data, '\n'))
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	inst := func(id, statement string) map[string]any {
+		return map[string]any{"instance_id": id, "repo": "pytest-dev/pytest", "base_commit": "abc", "test_patch": "diff --git a/t.py b/t.py\n",
+			"FAIL_TO_PASS": []string{"t.py::t"}, "problem_statement": statement}
+	}
+	pred := func(id string, size int) map[string]any {
+		return map[string]any{"instance_id": id, "model_name_or_path": "m", "model_patch": strings.Repeat("+", size)}
+	}
+	for name, tc := range map[string]struct {
+		instances, predictions string
+		want                   []string
+	}{
+		"patches over a Secret": {write("big-patches.jsonl", inst("a__a-1", ""), inst("a__a-2", "")), write("big-preds.jsonl", pred("a__a-1", 600<<10), pred("a__a-2", 600<<10)),
+			[]string{"big-preds.jsonl", "the 2 model patches hold 1228800 bytes", "Secret (swebench-patches)", "import the instances in parts"}},
+		"a problem statement over a ConfigMap": {write("big-statement.jsonl", inst("a__a-1", strings.Repeat("x", 1100<<10))), write("preds.jsonl", pred("a__a-1", 10)),
+			[]string{"configmap a--a-1 would hold", "more than the 1048576 a ConfigMap can"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := runSweepSplit(t, "swebench", "import", "--namespace-less", "--instances", tc.instances, "--predictions", tc.predictions, "-o", filepath.Join(t.TempDir(), "out"))
+			errorContains(t, err, tc.want...)
+		})
+	}
 }
