@@ -124,9 +124,9 @@ type swebenchTask struct {
 }
 
 func swebenchImport(cmd *cobra.Command, o swebenchImportOptions, namespace string) error {
-	for flag, v := range map[string]string{"--instances": o.instances, "--predictions": o.predictions, "-o/--output-dir": o.out} {
-		if v == "" {
-			return fmt.Errorf("flag %s is required: sweep swebench import --instances F --predictions F -o OUT", flag)
+	for _, f := range []struct{ flag, value string }{{"--instances", o.instances}, {"--predictions", o.predictions}, {"-o/--output-dir", o.out}} {
+		if f.value == "" {
+			return fmt.Errorf("flag %s is required: sweep swebench import --instances F --predictions F -o OUT", f.flag)
 		}
 	}
 	version, err := swebench.ParseGradingVersion(o.grading)

@@ -110,6 +110,7 @@ func TestSwebenchImportErrors(t *testing.T) {
 		want []string
 	}{
 		"no instances":      {[]string{"--predictions", preds, "-o", "OUT"}, []string{"flag --instances is required"}},
+		"no predictions":    {[]string{"--instances", insts, "-o", "OUT"}, []string{"flag --predictions is required"}},
 		"no output":         {[]string{"--instances", insts, "--predictions", preds}, []string{"flag -o/--output-dir is required"}},
 		"bad grading":       {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--grading", "4"}, []string{"flag --grading", `"4"`, "use 4.1 or 5"}},
 		"one image for all": {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--image-template", "reg.example/swebench:latest"}, []string{`flag --image-template "reg.example/swebench:latest"`, "{id}"}},
@@ -187,11 +188,13 @@ func TestSwebenchGrade(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"no log":         {[]string{"--instance", swebenchData + "/instance-1.json"}, []string{"flags --instance and --log are required"}},
-		"error instance": {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/test-stdout-patch-failed.txt"}, []string{"calc__calc-1 is an error instance", "the model patch did not apply", "test-stdout-patch-failed.txt"}},
-		"several":        {[]string{"--instance", swebenchData + "/instances.jsonl", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"instances.jsonl holds 4 instances", "--id"}},
-		"unknown id":     {[]string{"--instance", swebenchData + "/instances.jsonl", "--id", "x", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"instances.jsonl has no instance \"x\"", "--id"}},
-		"bad grading":    {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/test-stdout-resolved.txt", "--grading", "x"}, []string{"flag --grading", `"x"`}},
+		"no log":           {[]string{"--instance", swebenchData + "/instance-1.json"}, []string{"flags --instance and --log are required"}},
+		"missing log":      {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/nope.txt"}, []string{"reading the log", "nope.txt"}},
+		"missing instance": {[]string{"--instance", swebenchData + "/nope.json", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"nope.json", "no such file"}},
+		"error instance":   {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/test-stdout-patch-failed.txt"}, []string{"calc__calc-1 is an error instance", "the model patch did not apply", "test-stdout-patch-failed.txt"}},
+		"several":          {[]string{"--instance", swebenchData + "/instances.jsonl", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"instances.jsonl holds 4 instances", "--id"}},
+		"unknown id":       {[]string{"--instance", swebenchData + "/instances.jsonl", "--id", "x", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"instances.jsonl has no instance \"x\"", "--id"}},
+		"bad grading":      {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/test-stdout-resolved.txt", "--grading", "x"}, []string{"flag --grading", `"x"`}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := runSweepSplit(t, append([]string{"swebench", "grade"}, tc.args...)...)

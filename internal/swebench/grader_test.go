@@ -148,8 +148,18 @@ func TestRunGraderFailures(t *testing.T) {
 	tests := map[string]struct {
 		files   map[string]string // the grader directory; absent files are not written
 		workdir string            // "" is an existing directory
+		patch   string            // the model patch's content; "dir" makes it a directory
+		noBash  bool              // PATH finds no bash
 		want    []string          // parts of the grader error
 	}{
+		"no bash": {
+			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "diff --git a/x b/x\n", noBash: true,
+			want: []string{"run apply_patch.sh", "the verifier image needs bash"},
+		},
+		"an unreadable patch": {
+			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "dir",
+			want: []string{"read the model patch", "is a directory"},
+		},
 		"no instance.json": {
 			files: map[string]string{GradingFile: `{"grading_version": "5"}`},
 			want:  []string{"read instances", InstanceFile},
@@ -204,8 +214,23 @@ func TestRunGraderFailures(t *testing.T) {
 			if workdir == "" {
 				workdir = t.TempDir()
 			}
+			patch := filepath.Join(t.TempDir(), "model.patch")
+			switch tc.patch {
+			case "":
+			case "dir":
+				if err := os.Mkdir(patch, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if err := os.WriteFile(patch, []byte(tc.patch), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.noBash {
+				t.Setenv("PATH", t.TempDir())
+			}
 			out := t.TempDir()
-			reward, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: filepath.Join(dir, "model.patch"), Workdir: workdir, OutDir: out})
+			reward, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out})
 			if err == nil {
 				t.Fatalf("no error; reward %v", reward)
 			}
