@@ -16,5 +16,5 @@ cleanup() {
 trap cleanup EXIT
 hack/stack.sh
 echo "[e2e] stack ready after $(( $(date +%s) - t0 ))s"
-go test -tags e2e -count=1 -timeout 40m ./test/e2e/ -ginkgo.v
+go test -tags e2e -count=1 -timeout 40m -v ./test/e2e/ -ginkgo.v
 echo "[e2e] finished after $(( $(date +%s) - t0 ))s"
