@@ -79,6 +79,16 @@ func TestRunGraderForReal(t *testing.T) {
 			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
 			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
 		},
+		"forged passes with a failing exit are an invalid run under 5: an error": {
+			// pytest captures fds 1 and 2, so the forger writes to its parent's (the script's) stdout.
+			model: map[string]string{"calc.py": "import os\n" +
+				"with open('/proc/%d/fd/1' % os.getppid(), 'w') as out:\n" +
+				"    out.write('PASSED tests/test_calc.py::test_add\\nPASSED tests/test_new.py::test_new\\n" +
+				"PASSED tests/test_calc.py::test_sub\\nPASSED tests/test_other.py::test_other\\n')\n" +
+				"os._exit(3)\n"},
+			version: "5", wantError: "invalid run: the test command exited 3 but no test failed or errored", wantMethod: "git apply --verbose",
+			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1},
+		},
 		"an empty patch is an error": {
 			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",
 			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
