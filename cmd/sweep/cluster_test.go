@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -129,13 +130,36 @@ func runSweepSplit(t *testing.T, args ...string) (string, string, error) {
 
 // runSweepCtx runs sweep with ctx as Ctrl-C would cancel it; it may run in a goroutine.
 func runSweepCtx(ctx context.Context, args ...string) (string, string, error) {
-	cmd := newRootCmd()
-	var out, errOut bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
+	var out, errOut syncBuffer
+	err := runSweepTo(ctx, &out, &errOut, args...)
 	return out.String(), errOut.String(), err
+}
+
+// runSweepTo runs sweep writing to stdout and stderr, which a test may read while it runs.
+func runSweepTo(ctx context.Context, stdout, stderr io.Writer, args ...string) error {
+	cmd := newRootCmd()
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SetArgs(args)
+	return cmd.ExecuteContext(ctx)
+}
+
+// syncBuffer is a buffer a command writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // golden compares got with testdata/golden/NAME, or rewrites it with -update.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -60,9 +62,11 @@ func newRunCmd(kube *cluster) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run -f FILE [--watch]",
 		Short: "Start a campaign from a SweepRun manifest and optionally follow it",
-		Long: "run creates the SweepRun in FILE (YAML or JSON; - reads stdin) in the namespace of -n unless\n" +
-			"the manifest names one. The API server fills in the defaults. With --watch it then follows\n" +
-			"the campaign as `sweep watch` does; Ctrl-C stops watching, not the campaign.",
+		Long: "run applies the SweepRun in FILE (YAML or JSON; - reads stdin) in the namespace of -n unless\n" +
+			"the manifest names one, as kubectl apply --server-side does: the API server fills in the\n" +
+			"defaults, running it again with the same file changes nothing, and a change to a field that\n" +
+			"defines the campaign is refused with the field's name. With --watch it then follows the\n" +
+			"campaign as `sweep watch` does; Ctrl-C stops watching, not the campaign.",
 		Example: "  sweep run -f campaign.yaml --watch -n evals",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -80,10 +84,11 @@ func newRunCmd(kube *cluster) *cobra.Command {
 			if obj.GetNamespace() == "" {
 				obj.SetNamespace(ns)
 			}
-			if err := cl.Create(cmd.Context(), obj); err != nil {
-				return fmt.Errorf("creating sweeprun %s in namespace %s from %s: %w", obj.GetName(), obj.GetNamespace(), file, createHint(err))
+			outcome, err := applySweepRun(cmd.Context(), cl, obj)
+			if err != nil {
+				return fmt.Errorf("applying sweeprun %s in namespace %s from %s: %w", obj.GetName(), obj.GetNamespace(), file, createHint(err))
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "sweeprun.eval.sweep.dev/%s created in namespace %s\n", obj.GetName(), obj.GetNamespace())
+			fmt.Fprintf(cmd.OutOrStdout(), "sweeprun.eval.sweep.dev/%s %s in namespace %s\n", obj.GetName(), outcome, obj.GetNamespace())
 			if !watch {
 				return nil
 			}
@@ -122,4 +127,32 @@ func readSweepRunManifest(stdin io.Reader, file string) (*unstructured.Unstructu
 		return nil, fmt.Errorf("%s: metadata.name is empty: name the campaign (or set metadata.generateName)", file)
 	}
 	return obj, nil
+}
+
+// fieldManager owns the fields sweep applies.
+const fieldManager = "sweep"
+
+// applySweepRun applies obj server-side and says whether it was created, changed or already
+// so. A manifest with only generateName is created: apply needs a name.
+func applySweepRun(ctx context.Context, cl client.Client, obj *unstructured.Unstructured) (string, error) {
+	if obj.GetName() == "" {
+		return "created", cl.Create(ctx, obj, client.FieldOwner(fieldManager))
+	}
+	before := &unstructured.Unstructured{}
+	before.SetGroupVersionKind(obj.GroupVersionKind())
+	err := cl.Get(ctx, client.ObjectKeyFromObject(obj), before)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", err
+	}
+	existed := err == nil
+	if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
+		return "", err
+	}
+	switch {
+	case !existed:
+		return "created", nil
+	case before.GetResourceVersion() == obj.GetResourceVersion():
+		return "unchanged", nil
+	}
+	return "configured", nil
 }

@@ -67,14 +67,26 @@ func TestRunCreatesWithServerDefaults(t *testing.T) {
 	if run.Spec.Attempts != 2 || run.Spec.Parallelism != 10 || run.Spec.RetryPolicy.InfrastructureRetries != 3 {
 		t.Errorf("spec = %+v: want attempts 2 from the file and the CRD's defaults for the rest", run.Spec)
 	}
-	_, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, manifest))
-	errorContains(t, err, "creating sweeprun nightly in namespace "+ns, "already exists", "choose a new metadata.name")
+	out, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, manifest))
+	if want := "sweeprun.eval.sweep.dev/nightly unchanged in namespace " + ns + "\n"; err != nil || out != want {
+		t.Errorf("applying the same file again: %q, %v; want %q", out, err, want)
+	}
+	out, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, strings.Replace(manifest, "attempts: 2", "attempts: 2\n  parallelism: 4", 1)))
+	if want := "sweeprun.eval.sweep.dev/nightly configured in namespace " + ns + "\n"; err != nil || out != want {
+		t.Errorf("changing parallelism: %q, %v; want %q", out, err, want)
+	}
+	_, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, strings.Replace(manifest, "attempts: 2", "attempts: 3", 1)))
+	errorContains(t, err, "applying sweeprun nightly in namespace "+ns, "spec.attempts is immutable: create a new SweepRun to change the attempts")
 	_, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, strings.Replace(manifest, "nop: {}", "nop: {}\n    oracle: {}", 1)))
 	errorContains(t, err, "set exactly one agent kind")
 	_, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"))
 	errorContains(t, err, `apiVersion "v1" kind "ConfigMap": want apiVersion "eval.sweep.dev/v1alpha1" kind "SweepRun"`)
 	_, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, strings.Replace(manifest, "name: nightly", "labels: {}", 1)))
 	errorContains(t, err, "metadata.name is empty")
+	out, _, err = runIn(t, kubeconfig, ns, "run", "-f", writeManifest(t, strings.Replace(manifest, "name: nightly", "generateName: nightly-", 1)))
+	if err != nil || !strings.HasPrefix(out, "sweeprun.eval.sweep.dev/nightly-") || !strings.Contains(out, " created in namespace ") {
+		t.Errorf("a manifest with generateName: %q, %v", out, err)
+	}
 	_, _, err = runIn(t, kubeconfig, ns, "run")
 	errorContains(t, err, "flag -f/--filename is required")
 	bad := writeManifest(t, "spec: [unclosed")
@@ -108,40 +120,37 @@ func TestWatchFinished(t *testing.T) {
 func TestRunWatchFollowsUntilDone(t *testing.T) {
 	cl, kubeconfig := apiServer(t)
 	ns := testNamespace(t, cl)
-	type result struct {
-		out, errOut string
-		err         error
-	}
-	done := make(chan result, 1)
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
 	go func() {
-		out, errOut, err := runSweepCtx(context.Background(), "--kubeconfig", kubeconfig, "-n", ns, "run", "-f", writeManifest(t, manifest), "--watch")
-		done <- result{out, errOut, err}
+		done <- runSweepTo(context.Background(), &stdout, &stderr, "--kubeconfig", kubeconfig, "-n", ns, "run", "-f", writeManifest(t, manifest), "--watch")
 	}()
 	run := &evalv1.SweepRun{}
 	waitFor(t, "the SweepRun", func() bool {
 		return cl.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nightly"}, run) == nil
 	})
-	// Play the controllers: one trial graded, then one that failed on its image.
+	// Play the controllers: one trial graded, and once the watch showed it, one that failed
+	// on its image.
 	createTrial(t, cl, run, trialOutcome{task: "demo", attempt: 1, phase: evalv1.TrialSucceeded, rewards: sweepRewards(2, 1, true)})
-	time.Sleep(5 * pollInterval)
+	waitFor(t, "the watch to show the first trial", func() bool { return strings.Contains(stdout.String(), "1/2 done") })
 	createTrial(t, cl, run, trialOutcome{task: "demo", attempt: 2, phase: evalv1.TrialError, reason: "ImagePullFailed", message: "reg/demo-env:1: not found"})
-	var r result
 	select {
-	case r = <-done:
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("run --watch did not return after every trial finished")
 	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
+	out := stdout.String()
 	for _, want := range []string{
 		"sweeprun.eval.sweep.dev/nightly created",
 		"[##########..........] 1/2 done, 0 running, 0 failed, score 0.5000 (1.00/2 bugs)",
 		"failed: nightly-demo-2 (task demo): ImagePullFailed: reg/demo-env:1: not found\n[####################] 2/2 done, 0 running, 1 failed, score 0.5000 (1.00/2 bugs)\n",
 		"score:                                   0.5000",
 	} {
-		if !strings.Contains(r.out, want) {
-			t.Errorf("output lacks %q:\n%s", want, r.out)
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -151,8 +160,17 @@ func TestWatchInterruptLeavesTheCampaign(t *testing.T) {
 	ns := testNamespace(t, cl)
 	createRun(t, cl, ns, "long", "a", "b")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(10*pollInterval, cancel)
-	out, errOut, err := runSweepCtx(ctx, "--kubeconfig", kubeconfig, "-n", ns, "watch", "long")
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- runSweepTo(ctx, &stdout, &stderr, "--kubeconfig", kubeconfig, "-n", ns, "watch", "long")
+	}()
+	// Ctrl-C once the watch has shown the campaign and polled it a few more times.
+	waitFor(t, "the first progress line", func() bool { return stdout.String() != "" })
+	time.Sleep(5 * pollInterval)
+	cancel()
+	err := <-done
+	out, errOut := stdout.String(), stderr.String()
 	if err != nil {
 		t.Fatalf("an interrupted watch is no failure: %v", err)
 	}
