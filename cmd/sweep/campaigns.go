@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,12 +47,10 @@ func campaignTrials(ctx context.Context, cl client.Client, ns, name string) ([]e
 // createHint adds what to do to an error of creating a campaign.
 func createHint(err error) error {
 	switch {
-	case apierrors.IsAlreadyExists(err):
-		return fmt.Errorf("%w: a campaign cannot be changed once created; choose a new metadata.name or delete the old one with `kubectl delete sweeprun`", err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%w: ask for create on sweepruns in this namespace; `sweep infra doctor` checks it", err)
-	case apierrors.IsNotFound(err):
-		return fmt.Errorf("%w: is the SweepRun CRD installed? `sweep infra doctor` checks it", err)
+	case meta.IsNoMatchError(err):
+		return fmt.Errorf("%w: the cluster does not know SweepRuns; install the CRDs (kubectl apply -f config/crd/bases), `sweep infra doctor` checks it", err)
 	}
 	return err
 }
