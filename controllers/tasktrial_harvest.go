@@ -23,7 +23,8 @@ import (
 // API server's 1.5 MiB request limit and etcd's value limit, with room for metadata.
 const MaxSecretPayload = 1 << 20
 
-// ResultsSecretName holds the verifier's reward.json and eval.json for export.
+// ResultsSecretName holds the verifier's reward.json, report.json (SWE-bench) and eval.json, for
+// export and reports.
 func ResultsSecretName(trial string) string { return trial + "-results" }
 
 // observe reads the stage's Job and newest Pod into the failure package's terms.
@@ -197,7 +198,7 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 	}
 	data := map[string][]byte{}
 	size := 0
-	for _, key := range []string{podcontract.RecordReward, podcontract.RecordEval} {
+	for _, key := range []string{podcontract.RecordReward, podcontract.RecordSWEBenchReport, podcontract.RecordEval} {
 		if b, ok := outputs[key]; ok && size+len(b) <= MaxSecretPayload {
 			data[key] = b
 			size += len(b)

@@ -53,6 +53,11 @@ func (w *taskWrapper) definition(toml string) *taskWrapper {
 	return w
 }
 
+func (w *taskWrapper) grader(name string) *taskWrapper {
+	w.Annotations[evalv1.AnnotationGrader] = name
+	return w
+}
+
 func (w *taskWrapper) create() *corev1.ConfigMap {
 	ExpectWithOffset(1, k8s.Create(context.Background(), &w.ConfigMap)).To(Succeed())
 	return &w.ConfigMap
@@ -85,7 +90,11 @@ func (w *runWrapper) retries(n int32) *runWrapper {
 	return w
 }
 func (w *runWrapper) agent(a evalv1.AgentSpec) *runWrapper { w.Spec.Agent = a; return w }
-func (w *runWrapper) obj() *evalv1.SweepRun                { return &w.SweepRun }
+func (w *runWrapper) bugs(task string, ids ...string) *runWrapper {
+	w.Spec.Tasks.Bugs = map[string][]string{task: ids}
+	return w
+}
+func (w *runWrapper) obj() *evalv1.SweepRun { return &w.SweepRun }
 
 func (w *runWrapper) create() *evalv1.SweepRun {
 	ExpectWithOffset(1, k8s.Create(context.Background(), &w.SweepRun)).To(Succeed())

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -115,7 +116,12 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		Expect(spec.Verifier.GraderDir).To(Equal(podcontract.GraderConfigDir))
 		Expect(spec.Workdir).To(Equal(swebench.DefaultWorkdir))
 		Expect(spec.Artifacts).To(ContainElement(podcontract.Artifact{Path: podcontract.PatchPath, Key: podcontract.PatchKey}))
-		k.runStage(resolved, verifierStage, 1, verifierSummary(swebenchRewards(true, false)))
+		report := []byte(`{"calc__calc-1": {"resolved": true}}`)
+		withReport := verifierSummary(swebenchRewards(true, false))
+		out := podcontract.NewOutput(podcontract.RecordSWEBenchReport, report, int64(len(report)))
+		out.Inline = report
+		withReport.Outputs = append(withReport.Outputs, out)
+		k.runStage(resolved, verifierStage, 1, withReport)
 
 		By("the second instance's patch did not apply: an error instance, measured as unresolved")
 		k.runStage(failed, agentStage, 1, agentSummary(string(patches.Data["calc__calc-2"]), podcontract.ReasonPatchApplyFailed))
@@ -132,6 +138,9 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		Expect(ok.Status.Phase).To(Equal(evalv1.TrialSucceeded))
 		Expect(ok.Status.Score).To(Equal("1.0000"))
 		Expect(ok.Status.BugsResolved).To(Equal(int32(1)))
+		results := &corev1.Secret{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: controllers.ResultsSecretName(resolved)}, results)).To(Succeed())
+		Expect(results.Data[podcontract.RecordSWEBenchReport]).To(Equal(report), "the instance's report.json is kept for the run report")
 		bad := k.trial(failed)
 		Expect(bad.Status.Phase).To(Equal(evalv1.TrialSucceeded))
 		Expect(bad.Status.Score).To(Equal("0.0000"))

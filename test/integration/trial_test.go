@@ -244,6 +244,22 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 	})
 })
 
+var _ = Describe("a SWE-bench task graded in part", func() {
+	It("is refused as InvalidTask: an instance is one bug", func() {
+		ns := newNamespace()
+		k := kubelet{ns: ns}
+		stop := startManager()
+		defer stop()
+		makeTask(ns, "inst", 1).grader(podcontract.GraderSWEBench).create()
+		makeRun(ns, "subset").names("inst").bugs("inst", "b1").create()
+		name := campaign.TrialName("subset", "inst", 1)
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialError))
+		t := k.trial(name)
+		Expect(t.Status.Reason).To(Equal("InvalidTask"))
+		Expect(t.Status.Message).To(Equal(`spec.bugs: a SWE-bench instance is one bug and cannot be graded in part; remove task "inst" from spec.tasks.bugs of the SweepRun`))
+	})
+})
+
 var _ = Describe("a manager restarted mid-campaign", func() {
 	It("finishes every trial once and creates none twice", func() {
 		ns := newNamespace()
