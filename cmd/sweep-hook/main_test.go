@@ -21,21 +21,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sweep-hook-bin")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "sweep-hook")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		panic("building sweep-hook: " + err.Error() + "\n" + string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { sweeptest.MainWithHook(m, ".", &binary) }
 
 func TestBinaryIsStatic(t *testing.T) {
 	f, err := elf.Open(binary)

@@ -101,14 +101,16 @@ func newEvalCmd(kube *cluster) *cobra.Command {
 	return cmd
 }
 
-func readPatch(stdin io.Reader, file string) ([]byte, error) {
-	var data []byte
-	var err error
+// readFileOrStdin reads file, or stdin when file is "-".
+func readFileOrStdin(stdin io.Reader, file string) ([]byte, error) {
 	if file == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(file)
+		return io.ReadAll(stdin)
 	}
+	return os.ReadFile(file)
+}
+
+func readPatch(stdin io.Reader, file string) ([]byte, error) {
+	data, err := readFileOrStdin(stdin, file)
 	if err != nil {
 		return nil, fmt.Errorf("reading the patch: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -103,13 +102,7 @@ func newRunCmd(kube *cluster) *cobra.Command {
 // readSweepRunManifest reads one SweepRun as an unstructured object, so that fields the file
 // leaves out stay unset and get the CRD's defaults.
 func readSweepRunManifest(stdin io.Reader, file string) (*unstructured.Unstructured, error) {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(file)
-	}
+	data, err := readFileOrStdin(stdin, file)
 	if err != nil {
 		return nil, fmt.Errorf("reading the manifest: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,21 +16,7 @@ import (
 // selfBinary is sweep-hook built once for the tests that run built-in graders.
 var selfBinary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sweep-hook-bin")
-	if err != nil {
-		panic(err)
-	}
-	selfBinary = filepath.Join(dir, "sweep-hook")
-	build := exec.Command("go", "build", "-o", selfBinary, "../../cmd/sweep-hook")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		panic("building sweep-hook: " + err.Error() + "\n" + string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { sweeptest.MainWithHook(m, "../../cmd/sweep-hook", &selfBinary) }
 
 // podRoot makes a root with the Pod's directories and files (path under root → content).
 func podRoot(t *testing.T, files map[string]string) Paths {

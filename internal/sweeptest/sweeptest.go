@@ -91,3 +91,22 @@ func Diff(t testing.TB, dir, ref string) string {
 	Run(t, dir, "git", "clean", "-qfd")
 	return d
 }
+
+// MainWithHook builds the static sweep-hook binary from pkgDir (the cmd/sweep-hook package,
+// relative to the test's package), stores its path in *binary, runs the package's tests and
+// exits. For TestMain of packages whose tests run the real binary.
+func MainWithHook(m *testing.M, pkgDir string, binary *string) {
+	dir, err := os.MkdirTemp("", "sweep-hook-bin")
+	if err != nil {
+		panic(err)
+	}
+	*binary = filepath.Join(dir, "sweep-hook")
+	build := exec.Command("go", "build", "-o", *binary, pkgDir)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		panic("building sweep-hook: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
