@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -75,7 +76,7 @@ func (k kubelet) startPod(job *batchv1.Job, suffix string) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: job.Name + "-" + suffix, Namespace: job.Namespace,
-			Labels:          mergeLabels(job.Spec.Template.Labels, map[string]string{batchv1.JobNameLabel: job.Name}),
+			Labels:          podLabels(job),
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
 		},
 		Spec: *job.Spec.Template.Spec.DeepCopy(),
@@ -87,14 +88,10 @@ func (k kubelet) startPod(job *batchv1.Job, suffix string) *corev1.Pod {
 	return pod
 }
 
-func mergeLabels(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+// podLabels are the Job's template labels plus the job-name label the Job controller adds.
+func podLabels(job *batchv1.Job) map[string]string {
+	out := maps.Clone(job.Spec.Template.Labels)
+	out[batchv1.JobNameLabel] = job.Name
 	return out
 }
 

@@ -81,3 +81,15 @@ func startManager() (stop func()) {
 		<-done
 	}
 }
+
+// withManager gives each spec of the enclosing container its own namespace, kubelet driver and
+// running manager.
+func withManager(ns *string, k *kubelet) {
+	var stop func()
+	BeforeEach(func() {
+		*ns = newNamespace()
+		*k = kubelet{ns: *ns}
+		stop = startManager()
+	})
+	AfterEach(func() { stop() })
+}

@@ -71,16 +71,10 @@ func graderVolume(job *batchv1.Job, cm string) *corev1.Volume {
 
 var _ = Describe("SWE-bench instances imported by sweep swebench import", func() {
 	var (
-		ns   string
-		k    kubelet
-		stop func()
+		ns string
+		k  kubelet
 	)
-	BeforeEach(func() {
-		ns = newNamespace()
-		k = kubelet{ns: ns}
-		stop = startManager()
-	})
-	AfterEach(func() { stop() })
+	withManager(&ns, &k)
 
 	It("run through the controllers: the grader ConfigMap reaches only the verifier, and an error instance scores 0", func() {
 		applyImport(ns)

@@ -52,16 +52,10 @@ func streamedAgentSummary(k kubelet, pod *corev1.Pod, patch string) *podcontract
 
 var _ = Describe("TaskTrial and SweepRun controllers", func() {
 	var (
-		ns   string
-		k    kubelet
-		stop func()
+		ns string
+		k  kubelet
 	)
-	BeforeEach(func() {
-		ns = newNamespace()
-		k = kubelet{ns: ns}
-		stop = startManager()
-	})
-	AfterEach(func() { stop() })
+	withManager(&ns, &k)
 
 	It("runs the happy path: agent Job, harvest, verifier Job, harvest, scores", func() {
 		makeTask(ns, "calc", 4).create()
