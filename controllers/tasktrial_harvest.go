@@ -36,9 +36,10 @@ func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *
 		}
 		switch c.Type {
 		case batchv1.JobComplete:
-			obs.JobComplete = true
+			obs.JobComplete, obs.JobFinishedAt = true, c.LastTransitionTime.Time
 		case batchv1.JobFailed:
 			obs.JobFailed, obs.JobFailureReason, obs.JobFailureMessage = true, c.Reason, c.Message
+			obs.JobFinishedAt = c.LastTransitionTime.Time
 		}
 	}
 	pods := &corev1.PodList{}
@@ -65,7 +66,8 @@ func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *
 }
 
 func podObservation(pod *corev1.Pod, main string) *failure.Pod {
-	p := &failure.Pod{Reason: pod.Status.Reason, Message: pod.Status.Message}
+	p := &failure.Pod{Reason: pod.Status.Reason, Message: pod.Status.Message,
+		Terminal: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
 			p.Disruption = c.Reason

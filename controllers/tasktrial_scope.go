@@ -225,9 +225,12 @@ func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss 
 	return ctrl.Result{RequeueAfter: s.r.StartTimeout}, true, nil
 }
 
-// recheckAfter wakes the trial when its start timeout would expire; Job and Pod events wake it
-// for everything else.
+// recheckAfter wakes the trial when its start timeout would expire, or soon when its Job has
+// finished but the Pod's final status is not in yet; Job and Pod events wake it for the rest.
 func (s *trialScope) recheckAfter(obs failure.Stage) time.Duration {
+	if obs.Finished() {
+		return time.Second
+	}
 	if obs.Pod != nil && obs.Pod.Started {
 		return 0
 	}

@@ -50,7 +50,9 @@ type Pod struct {
 	Message string
 	// Started: the main container has started at some point.
 	Started bool
-	Waiting []ContainerWaiting
+	// Terminal: the Pod's phase is Succeeded or Failed.
+	Terminal bool
+	Waiting  []ContainerWaiting
 	// Disruption is the reason of a true DisruptionTarget condition, if any.
 	Disruption string
 }
@@ -66,6 +68,8 @@ type Stage struct {
 	// BackoffLimitExceeded).
 	JobFailureReason  string
 	JobFailureMessage string
+	// JobFinishedAt is when the Job's Complete or Failed condition became true.
+	JobFinishedAt time.Time
 	// Pod is nil until the Job created one.
 	Pod *Pod
 	// Summary is the collector's report, nil when it left none; SummaryError says why a
@@ -91,7 +95,7 @@ type rule func(Stage) (Verdict, bool)
 
 // Classify runs the chain over one observation.
 func Classify(s Stage) Verdict {
-	for _, r := range []rule{imagePull, disrupted, startTimeout, stillRunning, fromSummary, lostCollector} {
+	for _, r := range []rule{imagePull, disrupted, startTimeout, stillRunning, awaitPodStatus, fromSummary, lostCollector} {
 		if v, ok := r(s); ok {
 			return v
 		}
@@ -161,6 +165,16 @@ func startTimeout(s Stage) (Verdict, bool) {
 
 func stillRunning(s Stage) (Verdict, bool) {
 	return Verdict{}, !s.Finished()
+}
+
+// PodStatusSettle is how long after its Job finished a Pod may still look unfinished. Jobs and
+// Pods reach the controller through separate watches, so a finished Job can be seen before its
+// Pod's final status with the collector's summary; deciding then would call the collector lost.
+const PodStatusSettle = 30 * time.Second
+
+func awaitPodStatus(s Stage) (Verdict, bool) {
+	settled := s.Pod != nil && s.Pod.Terminal
+	return Verdict{}, !settled && s.Now.Sub(s.JobFinishedAt) < PodStatusSettle
 }
 
 func fromSummary(s Stage) (Verdict, bool) {

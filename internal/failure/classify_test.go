@@ -48,6 +48,14 @@ func TestClassify(t *testing.T) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "DeletionByTaintManager"}
 		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonNodeLost, Message: "pod disrupted: DeletionByTaintManager"}},
+		"job finished but its pod's final status not seen yet": {st: agent, obs: func(s *Stage) {
+			s.JobComplete, s.JobFinishedAt = true, s.Now.Add(-time.Second)
+			s.Pod = &Pod{Started: true}
+		}, want: Verdict{}},
+		"job finished and its pod never settles": {st: agent, obs: func(s *Stage) {
+			s.JobComplete, s.JobFinishedAt = true, s.Now.Add(-PodStatusSettle)
+			s.Pod = &Pod{Started: true}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: "the collector left no summary"}},
 		"agent done": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done("", nil) }, want: Verdict{Done: true}},
 		"agent failed is still verified": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonAgentFailed, nil) },
 			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentFailed, Message: "m"}},

@@ -116,6 +116,21 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(k.trial(str).Status.Patch.SHA256).NotTo(BeEmpty())
 	})
 
+	It("waits for the Pod's final status when the finished Job is seen first", func() {
+		makeTask(ns, "calc", 4).create()
+		makeRun(ns, "order").create()
+		name := campaign.TrialName("order", "calc", 1)
+		job := k.job(name, agentStage, 1)
+		pod := k.startPod(job, "p1")
+		k.completeJob(job, "")
+		Consistently(func() int32 { return k.trial(name).Status.InfrastructureRetries }, 2*time.Second, poll).Should(BeZero(),
+			"a Job finished before its Pod's status arrived is not a lost collector")
+		k.finishPod(pod, corev1.PodSucceeded, 0, agentSummary(samplePatch, ""))
+		k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(4, 4, 1)))
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
+		Expect(k.trial(name).Status.Agent.Run).To(Equal(int32(1)))
+	})
+
 	It("verifies an agent that ran past its timeout", func() {
 		makeTask(ns, "calc", 4).create()
 		makeRun(ns, "slow").create()
