@@ -42,7 +42,6 @@ const (
 type SweepRunReconciler struct {
 	client.Client
 	MaxConcurrentReconciles int
-	Now                     func() time.Time
 
 	// created remembers trials created but not yet seen in the cache, so that a stale cache
 	// can neither cause a double create nor let parallelism be exceeded.
@@ -81,16 +80,9 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return result, err
 }
 
-func (r *SweepRunReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
-
 func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun) (ctrl.Result, error) {
 	st := &run.Status
-	now := r.now()
+	now := time.Now()
 	if st.StartTime == nil {
 		st.StartTime = &metav1.Time{Time: now}
 	}

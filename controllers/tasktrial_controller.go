@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -44,8 +43,6 @@ type TaskTrialReconciler struct {
 	StartTimeout time.Duration
 	// MaxConcurrentReconciles is the controller's concurrency.
 	MaxConcurrentReconciles int
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete
@@ -66,7 +63,7 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	before := trial.Status.DeepCopy()
-	s := &trialScope{r: r, trial: trial, now: r.now()}
+	s := &trialScope{r: r, trial: trial, now: time.Now()}
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
 	if !equality.Semantic.DeepEqual(before, &trial.Status) {
@@ -77,17 +74,7 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			return ctrl.Result{}, uerr
 		}
 	}
-	if err != nil {
-		log.FromContext(ctx).Error(err, "reconcile trial", "trial", req.NamespacedName)
-	}
 	return result, err
-}
-
-func (r *TaskTrialReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded harvest is
