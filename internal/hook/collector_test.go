@@ -23,7 +23,7 @@ func collectNow(t *testing.T, ctx context.Context, spec pc.StageSpec, paths Path
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := readFile(t, paths.TerminationLog)
+	msg := sweeptest.ReadFile(t, paths.TerminationLog)
 	if len(msg) > pc.MaxSummaryBytes {
 		t.Fatalf("termination message has %d bytes", len(msg))
 	}

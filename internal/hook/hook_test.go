@@ -34,15 +34,6 @@ func agentSpec(workdir string, paths Paths, agent pc.AgentSpec) pc.StageSpec {
 		GraceSeconds: 0.5, Agent: &agent, Artifacts: []pc.Artifact{{Path: paths.Patch, Key: pc.PatchKey}}}
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // liveWithEnv lists live processes whose environment contains tag.
 func liveWithEnv(tag string) []string {
 	var out []string
@@ -101,7 +92,7 @@ func TestAgentStage(t *testing.T) {
 			},
 			wantPatch: []string{"GIT binary patch", "deleted file mode", "new file mode", "+x = 2"},
 			check: func(t *testing.T, d Done, paths Paths, workdir string) {
-				if got := readFile(t, filepath.Join(workdir, "img.bin")); got != binary {
+				if got := sweeptest.ReadFile(t, filepath.Join(workdir, "img.bin")); got != binary {
 					t.Errorf("img.bin = %q", got)
 				}
 			}},
@@ -151,7 +142,7 @@ func TestAgentStage(t *testing.T) {
 			wantPatch: []string{},
 			check: func(t *testing.T, d Done, paths Paths, _ string) {
 				info := d.Logs[pc.RecordAgentLog]
-				log := readFile(t, paths.AgentLog)
+				log := sweeptest.ReadFile(t, paths.AgentLog)
 				if !info.Truncated || info.OriginalSize < 100000 || len(log) > 20000 {
 					t.Errorf("log info %+v, log size %d", info, len(log))
 				}
@@ -257,7 +248,7 @@ func TestCollectHookRunsAsUser(t *testing.T) {
 	if len(d.Hooks) != 1 || d.Hooks[0].Error != "" {
 		t.Fatalf("hooks = %+v", d.Hooks)
 	}
-	if got := strings.TrimSpace(readFile(t, filepath.Join(out, "uid.txt"))); got != "65534" {
+	if got := strings.TrimSpace(sweeptest.ReadFile(t, filepath.Join(out, "uid.txt"))); got != "65534" {
 		t.Errorf("hook ran as uid %s, want nobody (65534)", got)
 	}
 }
@@ -284,7 +275,7 @@ func TestDefaultCollectionBase(t *testing.T) {
 			if _, err := RunAgent(context.Background(), spec, paths); err != nil {
 				t.Fatal(err)
 			}
-			patch := readFile(t, paths.Patch)
+			patch := sweeptest.ReadFile(t, paths.Patch)
 			for _, w := range tc.want {
 				if !strings.Contains(patch, w) {
 					t.Errorf("patch lacks %q:\n%s", w, patch)

@@ -55,7 +55,7 @@ func TestInstallBundle(t *testing.T) {
 	if err := InstallBundle(file, dest); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(dest, "agent.bin")); got != "x" {
+	if got := sweeptest.ReadFile(t, filepath.Join(dest, "agent.bin")); got != "x" {
 		t.Errorf("single-file bundle = %q", got)
 	}
 

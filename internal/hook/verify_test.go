@@ -152,7 +152,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d.Reason != tc.wantReason || !strings.Contains(d.Message, tc.wantMsg) {
-				t.Errorf("done = reason %q message %q; want %q, %q\n%s", d.Reason, d.Message, tc.wantReason, tc.wantMsg, readFile(t, paths.testStdout()))
+				t.Errorf("done = reason %q message %q; want %q, %q\n%s", d.Reason, d.Message, tc.wantReason, tc.wantMsg, sweeptest.ReadFile(t, paths.testStdout()))
 			}
 			if d := cmp.Diff(tc.wantRewards, d.Rewards); d != "" {
 				t.Errorf("rewards (-want +got):\n%s", d)
@@ -178,7 +178,7 @@ func TestVerifyGraderThatWritesNoReward(t *testing.T) {
 	if d.Reason != pc.ReasonGraderFailed || !strings.Contains(d.Message, "neither reward.json nor reward.txt (exit code 1)") {
 		t.Errorf("done = %q %q", d.Reason, d.Message)
 	}
-	if got := readFile(t, paths.rewardJSON()); !strings.Contains(got, `"grader_failed": 1`) {
+	if got := sweeptest.ReadFile(t, paths.rewardJSON()); !strings.Contains(got, `"grader_failed": 1`) {
 		t.Errorf("reward.json = %s", got)
 	}
 }
@@ -227,7 +227,7 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			log := readFile(t, paths.testStdout())
+			log := sweeptest.ReadFile(t, paths.testStdout())
 			if d.Reason != tc.wantReason {
 				t.Errorf("reason %q (%s), want %q\n%s", d.Reason, d.Message, tc.wantReason, log)
 			}

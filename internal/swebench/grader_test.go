@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // The verifier's grader run for real on the calc project of exploits_test.go: a git repository
@@ -36,17 +37,6 @@ func calcGrading(version string) GradingConfig {
 	none, tests := []string{}, []string{"tests"}
 	return GradingConfig{GradingVersion: version, TimeoutSec: 60, TestCommand: "PYTHONPATH=. pytest -rA -p no:cacheprovider",
 		Directives: &tests, Setup: &none}
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 func TestRunGraderForReal(t *testing.T) {
@@ -128,12 +118,12 @@ func TestRunGraderForReal(t *testing.T) {
 				t.Errorf("reward (-want +got):\n%s\nlog:\n%s", diff, log.String())
 			}
 			var onDisk map[string]float64
-			readJSON(t, filepath.Join(out, RewardFile), &onDisk)
+			sweeptest.ReadJSON(t, filepath.Join(out, RewardFile), &onDisk)
 			if diff := cmp.Diff(reward, onDisk); diff != "" {
 				t.Errorf("reward.json differs from the returned reward:\n%s", diff)
 			}
 			var ev GraderEval
-			readJSON(t, filepath.Join(out, EvalFile), &ev)
+			sweeptest.ReadJSON(t, filepath.Join(out, EvalFile), &ev)
 			if ev.Error != tc.wantError || ev.InstanceID != inst.InstanceID || ev.Patch == nil || ev.Patch.Method != tc.wantMethod {
 				t.Errorf("eval.json: error %q, instance %q, patch %+v; want error %q, method %q", ev.Error, ev.InstanceID, ev.Patch, tc.wantError, tc.wantMethod)
 			}
@@ -253,9 +243,9 @@ func TestRunGraderFailures(t *testing.T) {
 				t.Errorf("reward (-want +got):\n%s", diff)
 			}
 			var onDisk map[string]float64
-			readJSON(t, filepath.Join(out, RewardFile), &onDisk)
+			sweeptest.ReadJSON(t, filepath.Join(out, RewardFile), &onDisk)
 			var ev GraderEval
-			readJSON(t, filepath.Join(out, EvalFile), &ev)
+			sweeptest.ReadJSON(t, filepath.Join(out, EvalFile), &ev)
 			if onDisk["grader_failed"] != 1 || ev.GraderError != err.Error() {
 				t.Errorf("reward.json %v, eval.json grader_error %q; want grader_failed and %q", onDisk, ev.GraderError, err)
 			}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // These tests run the scripts for real, with bash, git, patch and pytest, on a small repository.
@@ -192,7 +194,7 @@ func TestPatchApplyScriptForReal(t *testing.T) {
 			if code != tc.wantExit || !strings.Contains(out, tc.wantMethod) {
 				t.Fatalf("exit %d (want %d), output lacks %q:\n%s", code, tc.wantExit, tc.wantMethod, out)
 			}
-			if got := readFile(t, filepath.Join(s.dir, "f.txt")); got != tc.wantFile {
+			if got := sweeptest.ReadFile(t, filepath.Join(s.dir, "f.txt")); got != tc.wantFile {
 				t.Errorf("f.txt after the script:\n%s\nwant:\n%s", got, tc.wantFile)
 			}
 			if unmerged := s.mustRun(t, "git diff --name-only --diff-filter=U"); unmerged != "" {
@@ -213,15 +215,6 @@ func TestPatchApplyScriptMissingPatch(t *testing.T) {
 	if want := ">>>>> Patch Apply Failed: cannot read " + path; code != 1 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, output lacks %q:\n%s", code, want, out)
 	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // unifiedDiff makes a plain diff -u patch (no git index line, so git cannot merge it three-way).

@@ -3,6 +3,7 @@
 package sweeptest
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +110,22 @@ func MainWithHook(m *testing.M, pkgDir string, binary *string) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// ReadFile returns a file's content, failing the test when it cannot be read.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// ReadJSON decodes a JSON file into v, failing the test when it cannot.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(ReadFile(t, path)), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }

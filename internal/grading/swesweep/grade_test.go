@@ -2,7 +2,6 @@ package swesweep
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,17 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
 
 func TestGradeAgentPatch(t *testing.T) {
 	binary := string([]byte{0, 1, 2, 0xff, 0xfe, '\n', 0, 7})
@@ -148,7 +136,7 @@ func TestGradeAgentPatch(t *testing.T) {
 				t.Fatalf("Run: %v\n%s", err, log.String())
 			}
 			var fromFile map[string]float64
-			readJSON(t, filepath.Join(out, "reward.json"), &fromFile)
+			sweeptest.ReadJSON(t, filepath.Join(out, "reward.json"), &fromFile)
 			if d := cmp.Diff(rewardMap(tc.want), fromFile); d != "" {
 				t.Errorf("reward.json (-want +got):\n%s\nlog:\n%s", d, log.String())
 			}
@@ -156,7 +144,7 @@ func TestGradeAgentPatch(t *testing.T) {
 				t.Errorf("returned reward differs from reward.json:\n%s", d)
 			}
 			var ev Eval
-			readJSON(t, filepath.Join(out, "eval.json"), &ev)
+			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
 			if ev.Schema != EvalSchema || ev.Mode != "agent" || ev.Error != "" {
 				t.Errorf("eval = %+v", ev)
 			}
@@ -183,7 +171,7 @@ func TestGradePatchThatDoesNotApply(t *testing.T) {
 		t.Errorf("reward (-want +got):\n%s", d)
 	}
 	var ev Eval
-	readJSON(t, filepath.Join(out, "eval.json"), &ev)
+	sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
 	if ev.Patch.Applied || !strings.Contains(ev.Patch.ApplyError, "patch failed: calc.py") {
 		t.Errorf("patch report = %+v", ev.Patch)
 	}
@@ -250,12 +238,12 @@ func TestGraderFailures(t *testing.T) {
 				t.Errorf("reward (-want +got):\n%s", d)
 			}
 			var fromFile map[string]float64
-			readJSON(t, filepath.Join(o.OutDir, "reward.json"), &fromFile)
+			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, "reward.json"), &fromFile)
 			if d := cmp.Diff(GraderFailedReward, fromFile); d != "" {
 				t.Errorf("reward.json (-want +got):\n%s", d)
 			}
 			var ev Eval
-			readJSON(t, filepath.Join(o.OutDir, "eval.json"), &ev)
+			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, "eval.json"), &ev)
 			if !strings.Contains(ev.Error, tc.want) {
 				t.Errorf("eval.json error = %q", ev.Error)
 			}

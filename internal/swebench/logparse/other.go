@@ -34,19 +34,7 @@ func goTestResult(line string) (string, testresults.Status, bool) {
 
 // parseGoTest reads go test -v result lines (subtests are indented; indentation is dropped).
 func parseGoTest(log string, d Dialect) Statuses {
-	out := Statuses{}
-	eachLine(log, func(line string) {
-		if !strings.Contains(line, "--- ") {
-			return
-		}
-		if d == Full {
-			line = stripANSI(line)
-		}
-		if name, status, ok := goTestResult(strings.TrimSpace(line)); ok {
-			out[name] = status
-		}
-	})
-	return out
+	return markedLines(log, d, func(line string) bool { return strings.Contains(line, "--- ") }, goTestResult)
 }
 
 // cargoResultOfficial reads a "test a::b ... ok" line (already trimmed) as the official pattern
@@ -154,19 +142,7 @@ func isJestDuration(s string) bool {
 
 // parseJest reads Jest --verbose output; the titles are the ids.
 func parseJest(log string, d Dialect) Statuses {
-	out := Statuses{}
-	eachLine(log, func(line string) {
-		if !strings.ContainsAny(line, "✓✕○") {
-			return
-		}
-		if d == Full {
-			line = stripANSI(line)
-		}
-		if title, status, ok := jestResult(strings.TrimSpace(line)); ok {
-			out[title] = status
-		}
-	})
-	return out
+	return markedLines(log, d, func(line string) bool { return strings.ContainsAny(line, "✓✕○") }, jestResult)
 }
 
 // parseJUnit reads the first JUnit XML document in log (text around it is ignored). A test id is
@@ -265,4 +241,22 @@ var suiteRanEvidence = regexp.MustCompile(`(?m)^(=+ .*\b(passed|failed|skipped|e
 // log with no test results and no such evidence as an invalid run.
 func SuiteRan(log string) bool {
 	return suiteRanEvidence.MatchString(log)
+}
+
+// markedLines reads the lines that marked accepts with result, on the trimmed line; the Full
+// dialect strips ANSI codes first, as the official parsers do not.
+func markedLines(log string, d Dialect, marked func(string) bool, result func(string) (string, testresults.Status, bool)) Statuses {
+	out := Statuses{}
+	eachLine(log, func(line string) {
+		if !marked(line) {
+			return
+		}
+		if d == Full {
+			line = stripANSI(line)
+		}
+		if name, status, ok := result(strings.TrimSpace(line)); ok {
+			out[name] = status
+		}
+	})
+	return out
 }
