@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build manifests generate test envtest fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build manifests generate test test-corpus lint envtest fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
 
 all: build
 
@@ -43,6 +43,18 @@ verify-generated: manifests generate
 ## test: every unit and integration test (builds the envtest binaries on first use).
 test: manifests generate envtest
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(SETUP_ENVTEST_DIR) $(GO) test -p 2 ./... 
+
+## test-corpus: the corpus tests over the real task.toml corpus, e.g.
+## make test-corpus CORPUS=../shared/corpus/swe-sweep/tasks (fails when CORPUS is missing or empty,
+## or uses a key path or TOML type that internal/taskdef/testdata/corpus lacks).
+CORPUS_TESTS := ^(TestLoadSWESweepCorpus|TestTasksValidateCorpus)$$
+test-corpus:
+	@test -n "$(CORPUS)" || { echo "test-corpus: say where the corpus is: make test-corpus CORPUS=path/to/tasks" >&2; exit 1; }
+	SWEEP_CORPUS=$(abspath $(CORPUS)) $(GO) test -count=1 -v -run '$(CORPUS_TESTS)' ./internal/taskdef/ ./cmd/sweep/
+
+## lint: golangci-lint, pinned in hack/lint.sh, with .golangci.yml.
+lint:
+	bash hack/lint.sh
 
 ## cluster-up / cluster-down: the local single-node Kubernetes of hack/cluster.sh.
 cluster-up:

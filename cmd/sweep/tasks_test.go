@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-sweep/sweep-operator/internal/taskdef/taskdeftest"
 )
 
 func runSweep(t *testing.T, args ...string) (string, error) {
@@ -20,16 +23,17 @@ func runSweep(t *testing.T, args ...string) (string, error) {
 }
 
 func TestTasksValidateCorpus(t *testing.T) {
-	out, err := runSweep(t, "tasks", "validate", "../../../shared/corpus/swe-sweep/tasks")
+	corpus := taskdeftest.Load(t)
+	out, err := runSweep(t, "tasks", "validate", corpus.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if got := lines[len(lines)-1]; got != "100 tasks, 4068 bugs" {
-		t.Errorf("totals line = %q, want %q", got, "100 tasks, 4068 bugs")
+	if got, want := lines[len(lines)-1], fmt.Sprintf("%d tasks, %d bugs", corpus.Tasks, corpus.Bugs); got != want {
+		t.Errorf("totals line = %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(lines[0], "ok  swe-sweep__") || len(lines) != 101 {
-		t.Errorf("want 100 task lines then the totals, got %d lines starting %q", len(lines), lines[0])
+	if !strings.HasPrefix(lines[0], "ok  swe-sweep__") || len(lines) != corpus.Tasks+1 {
+		t.Errorf("want %d task lines then the totals, got %d lines starting %q", corpus.Tasks, len(lines), lines[0])
 	}
 }
 

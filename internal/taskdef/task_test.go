@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/taskdef/taskdeftest"
 )
 
-const corpus = "../../../shared/corpus/swe-sweep/tasks"
-
+// TestLoadSWESweepCorpus runs over the testdata corpus, or the real one SWEEP_CORPUS names.
 func TestLoadSWESweepCorpus(t *testing.T) {
-	dirs, err := LoadDirs([]string{corpus})
+	corpus := taskdeftest.Load(t)
+	dirs, err := LoadDirs([]string{corpus.Dir})
 	if err != nil {
-		t.Fatalf("LoadDirs(%s): %v", corpus, err)
+		t.Fatalf("LoadDirs(%s): %v", corpus.Dir, err)
 	}
 	bugs := 0
 	for _, d := range dirs {
@@ -37,8 +39,8 @@ func TestLoadSWESweepCorpus(t *testing.T) {
 			t.Errorf("%s: verifier timeout %v", task.Name, task.Verifier.TimeoutSec)
 		}
 	}
-	if len(dirs) != 100 || bugs != 4068 {
-		t.Errorf("corpus totals: got %d tasks and %d bugs, want 100 and 4068", len(dirs), bugs)
+	if len(dirs) != corpus.Tasks || bugs != corpus.Bugs {
+		t.Errorf("%s totals: got %d tasks and %d bugs, want %d and %d", corpus.Dir, len(dirs), bugs, corpus.Tasks, corpus.Bugs)
 	}
 }
 
