@@ -314,10 +314,11 @@ func dirLayer(src, dest string, o layerOpts) (v1.Layer, error) {
 		return nil, err
 	}
 	// The file is unlinked at once; the opener reads through duplicated descriptors.
-	os.Remove(f.Name())
+	if err := os.Remove(f.Name()); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
 	if err := writeTar(f, src, dest, o); err != nil {
-		f.Close()
-		return nil, err
+		return nil, errors.Join(err, f.Close())
 	}
 	open := func() (io.ReadCloser, error) {
 		return io.NopCloser(io.NewSectionReader(f, 0, 1<<62)), nil
@@ -381,8 +382,7 @@ func writeTar(w io.Writer, src, dest string, o layerOpts) error {
 				return err
 			}
 			_, err = io.Copy(tw, in)
-			in.Close()
-			return err
+			return errors.Join(err, in.Close())
 		}
 		return nil
 	})

@@ -39,7 +39,11 @@ func filesOf(t *testing.T, path string) map[string]string {
 
 func readFS(t *testing.T, rc io.ReadCloser) map[string]string {
 	t.Helper()
-	defer rc.Close()
+	defer func() {
+		if err := rc.Close(); err != nil {
+			t.Errorf("closing the image filesystem: %v", err)
+		}
+	}()
 	out := map[string]string{}
 	tr := tar.NewReader(rc)
 	for {
