@@ -5,11 +5,12 @@ import (
 	"io"
 )
 
-// ReadPytest reads pytest console output: the "-rA" short summary lines
-// ("PASSED tests/x.py::test_a", "FAILED tests/x.py::test_b - msg") and the "-v" progress lines
-// ("tests/x.py::test_a PASSED [ 50%]", also with xdist's "[gw0] [ 50%] PASSED id" form). XPASS
-// counts as PASSED. ANSI colour codes are ignored. Skip summaries of the form
-// "SKIPPED [1] file:line: reason" carry no test id and are ignored.
+// ReadPytest reads pytest console output as the bundle grader does: the "-rA" short summary
+// lines ("PASSED tests/x.py::test_a", "FAILED tests/x.py::test_b - msg") and the "-v" progress
+// lines ("tests/x.py::test_a PASSED [ 50%]", also with xdist's "[gw0] [ 50%] PASSED id" form).
+// XPASS counts as PASSED. ANSI colour codes are ignored. Skip summaries of the form
+// "SKIPPED [1] file:line: reason" carry no test id and are ignored. A test reported twice keeps
+// its worst status.
 func ReadPytest(r io.Reader) (Results, error) {
 	res := Results{}
 	err := scanLines(r, func(line []byte) {
@@ -25,13 +26,18 @@ func ReadPytest(r io.Reader) (Results, error) {
 	return res, err
 }
 
+// pytestWords are the status words pytest prints, in the order SWE-bench tries them. No word is
+// a prefix or suffix of another, so the order never changes a match.
 var pytestWords = []struct {
 	word   string
 	status Status
 }{
-	{"PASSED", Passed}, {"FAILED", Failed}, {"ERROR", Error}, {"SKIPPED", Skipped},
+	{"PASSED", Passed}, {"FAILED", Failed}, {"SKIPPED", Skipped}, {"ERROR", Error},
 	{"XFAIL", XFail}, {"XPASS", Passed},
 }
+
+// swebenchPytestWords are the words SWE-bench's pytest parsers know: all but XPASS.
+var swebenchPytestWords = pytestWords[:5]
 
 // statusPrefix matches a status word at the start of line followed by a space or the end.
 func statusPrefix(line []byte) (Status, int, bool) {
@@ -129,21 +135,4 @@ func matchingBracketEnd(line []byte, open int) int {
 		}
 	}
 	return len(line)
-}
-
-// stripANSI removes CSI escape sequences ("\x1b[...m").
-func stripANSI(line []byte) []byte {
-	out := make([]byte, 0, len(line))
-	for i := 0; i < len(line); i++ {
-		if line[i] == 0x1b && i+1 < len(line) && line[i+1] == '[' {
-			j := i + 2
-			for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
-				j++
-			}
-			i = j
-			continue
-		}
-		out = append(out, line[i])
-	}
-	return out
 }

@@ -1,0 +1,159 @@
+package testresults
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var goTestStatus = map[string]Status{
+	"PASS": Passed, "FAIL": Failed, "SKIP": Skipped,
+}
+
+// goTestResult reads a "--- PASS: TestX/sub (0.01s)" line (already trimmed) as the official
+// pattern `^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$` does: the name runs to the last " (" that
+// leaves a non-empty duration.
+func goTestResult(line string) (string, Status, bool) {
+	if len(line) < len("--- PASS: ") || !strings.HasPrefix(line, "--- ") || line[8:10] != ": " || !strings.HasSuffix(line, ")") {
+		return "", "", false
+	}
+	status, ok := goTestStatus[line[4:8]]
+	if !ok {
+		return "", "", false
+	}
+	open := strings.LastIndex(line[:len(line)-2], " (")
+	if open <= 10 {
+		return "", "", false
+	}
+	return line[10:open], status, true
+}
+
+// ConsoleOptions choose how a parser of plain result lines (go test -v, Jest) reads a log. The
+// zero value is SWE-bench's parser (4.1 and 5 agree).
+type ConsoleOptions struct {
+	// StripANSI removes a trailing CR and CSI escape sequences before reading a line.
+	StripANSI bool
+}
+
+// ParseGoTestVerbose reads go test -v result lines (subtests are indented; indentation is
+// dropped). The id is the test name, "TestX/sub". A test reported twice keeps its last status.
+func ParseGoTestVerbose(log string, o ConsoleOptions) Results {
+	return markedLines(log, o.StripANSI, func(line string) bool { return strings.Contains(line, "--- ") }, goTestResult)
+}
+
+// cargoResultOfficial reads a "test a::b ... ok" line (already trimmed) as the official pattern
+// `^test\s+(\S+)\s+\.\.\.\s+(\w+)$` does.
+func cargoResultOfficial(line string) (name, outcome string, ok bool) {
+	rest, found := strings.CutPrefix(line, "test")
+	if !found || rest == "" || !isSpaceByte(rest[0]) {
+		return "", "", false
+	}
+	name, rest = nextField(rest)
+	if rest == "" || !isSpaceByte(rest[0]) {
+		return "", "", false
+	}
+	rest, found = strings.CutPrefix(strings.TrimLeftFunc(rest, unicode.IsSpace), "...")
+	if !found || rest == "" || !isSpaceByte(rest[0]) {
+		return "", "", false
+	}
+	outcome = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	if outcome == "" || strings.ContainsFunc(outcome, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+		return "", "", false
+	}
+	return name, outcome, true
+}
+
+// CargoOptions choose how ParseCargo reads a log. The zero value is SWE-bench's parse_log_cargo
+// (4.1 and 5 agree): only "ok" and "FAILED", single-token names.
+type CargoOptions struct {
+	// Lenient cuts a line at " ... " instead of SWE-bench's pattern and so also reads colour
+	// codes, "ignored" (SKIPPED), names followed by " - should panic" and outcomes followed by
+	// more words ("ignored, slow").
+	Lenient bool
+}
+
+// ParseCargo reads cargo test / libtest result lines, "test a::b ... ok". A test reported twice
+// keeps its last status.
+func ParseCargo(log string, o CargoOptions) Results {
+	out := Results{}
+	eachLine(log, func(line string) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "test") {
+			return
+		}
+		if !o.Lenient {
+			if name, outcome, ok := cargoResultOfficial(line); ok {
+				switch outcome {
+				case "ok":
+					out[name] = Passed
+				case "FAILED":
+					out[name] = Failed
+				}
+			}
+			return
+		}
+		name, outcome, ok := strings.Cut(strings.TrimPrefix(withoutANSI(line), "test "), " ... ")
+		if !ok || name == "" || strings.HasPrefix(line, "test result:") {
+			return
+		}
+		name = strings.TrimSuffix(name, " - should panic")
+		word, _ := nextField(outcome)
+		switch strings.TrimSuffix(word, ",") {
+		case "ok":
+			out[name] = Passed
+		case "FAILED":
+			out[name] = Failed
+		case "ignored":
+			out[name] = Skipped
+		}
+	})
+	return out
+}
+
+var jestStatus = map[rune]Status{
+	'✓': Passed, '✕': Failed, '○': Skipped,
+}
+
+// jestResult reads a verbose Jest line (already trimmed) as the official pattern
+// `^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$` does: a mark, one space, the title, and a
+// " (12 ms)" duration dropped when there is one.
+func jestResult(line string) (string, Status, bool) {
+	mark, size := utf8.DecodeRuneInString(line)
+	status, ok := jestStatus[mark]
+	if !ok || len(line) <= size {
+		return "", "", false
+	}
+	space, spaceSize := utf8.DecodeRuneInString(line[size:])
+	if !unicode.IsSpace(space) {
+		return "", "", false
+	}
+	title := line[size+spaceSize:]
+	if title == "" {
+		return "", "", false
+	}
+	if open := strings.LastIndex(title, "("); open > 1 && isSpaceByte(title[open-1]) && isJestDuration(title[open:]) {
+		title = title[:open-1]
+	}
+	return title, status, true
+}
+
+// isJestDuration reports whether s is "(<digits><spaces>[m]s)".
+func isJestDuration(s string) bool {
+	s, ok := strings.CutPrefix(s, "(")
+	if !ok {
+		return false
+	}
+	s, ok = strings.CutSuffix(s, "s)")
+	if !ok {
+		return false
+	}
+	s = strings.TrimSuffix(s, "m")
+	digits := strings.TrimRightFunc(s, unicode.IsSpace)
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
+// ParseJest reads Jest --verbose output; the titles are the ids. A test reported twice keeps
+// its last status.
+func ParseJest(log string, o ConsoleOptions) Results {
+	return markedLines(log, o.StripANSI, func(line string) bool { return strings.ContainsAny(line, "✓✕○") }, jestResult)
+}
