@@ -6,39 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-var goTestStatus = map[string]Status{
-	"PASS": Passed, "FAIL": Failed, "SKIP": Skipped,
-}
-
-// goTestResult reads a "--- PASS: TestX/sub (0.01s)" line (already trimmed) as the official
-// pattern `^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$` does: the name runs to the last " (" that
-// leaves a non-empty duration.
-func goTestResult(line string) (string, Status, bool) {
-	if len(line) < len("--- PASS: ") || !strings.HasPrefix(line, "--- ") || line[8:10] != ": " || !strings.HasSuffix(line, ")") {
-		return "", "", false
-	}
-	status, ok := goTestStatus[line[4:8]]
-	if !ok {
-		return "", "", false
-	}
-	open := strings.LastIndex(line[:len(line)-2], " (")
-	if open <= 10 {
-		return "", "", false
-	}
-	return line[10:open], status, true
-}
-
 // ConsoleOptions choose how a parser of plain result lines (go test -v, Jest) reads a log. The
 // zero value is SWE-bench's parser (4.1 and 5 agree).
 type ConsoleOptions struct {
 	// StripANSI removes a trailing CR and CSI escape sequences before reading a line.
 	StripANSI bool
-}
-
-// ParseGoTestVerbose reads go test -v result lines (subtests are indented; indentation is
-// dropped). The id is the test name, "TestX/sub". A test reported twice keeps its last status.
-func ParseGoTestVerbose(log string, o ConsoleOptions) Results {
-	return markedLines(log, o.StripANSI, func(line string) bool { return strings.Contains(line, "--- ") }, goTestResult)
 }
 
 // cargoResultOfficial reads a "test a::b ... ok" line (already trimmed) as the official pattern
@@ -67,8 +39,8 @@ func cargoResultOfficial(line string) (name, outcome string, ok bool) {
 // (4.1 and 5 agree): only "ok" and "FAILED", single-token names.
 type CargoOptions struct {
 	// Lenient cuts a line at " ... " instead of SWE-bench's pattern and so also reads colour
-	// codes, "ignored" (SKIPPED), names followed by " - should panic" and outcomes followed by
-	// more words ("ignored, slow").
+	// codes after the leading "test", "ignored" (SKIPPED), names followed by " - should panic"
+	// and outcomes followed by more words ("ignored, slow").
 	Lenient bool
 }
 
