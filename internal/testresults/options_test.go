@@ -29,7 +29,9 @@ func TestParsePytestLogOptions(t *testing.T) {
 		{"without stripping, colour hides the status", "\x1b[32mPASSED\x1b[0m t.py::a",
 			PytestOptions{}, Results{}},
 		{"ANSI and CR stripped", "\x1b[32mPASSED\x1b[0m t.py::a\r",
-			PytestOptions{StripANSI: true}, Results{"t.py::a": Passed}},
+			PytestOptions{StripANSI: true, TrimCR: true}, Results{"t.py::a": Passed}},
+		{"ANSI stripped, CR kept", "\x1b[32mPASSED\x1b[0m t.py::a\r",
+			PytestOptions{Lines: PytestNodeIDs, StripANSI: true}, Results{"t.py::a\r": Passed}},
 		{"real ids only", "PASSED [100%]\n____ ERROR at setup of t.py::e ____\nPASSED t.py::a",
 			PytestOptions{RealIDsOnly: true}, Results{"t.py::a": Passed}},
 		{"phantom ids without real ids only", "PASSED [100%]\n____ ERROR at setup of t.py::e ____",
@@ -43,6 +45,16 @@ func TestParsePytestLogOptions(t *testing.T) {
 		{"mouse buttons", "PASSED t.py::c[MouseButton.LEFT]\nPASSED t.py::d[MouseButton.RIGHT]",
 			PytestOptions{MouseButtons: true}, Results{"t.py::c[1]": Passed, "t.py::d[3]": Passed}},
 		{"last report wins", "t.py::a ERROR\nPASSED t.py::a", PytestOptions{}, Results{"t.py::a": Passed}},
+		{"worst report wins", "t.py::a ERROR\nPASSED t.py::a", PytestOptions{KeepWorst: true}, Results{"t.py::a": Error}},
+		{"node ids: xdist prefixes, XPASS, messages cut at ' - ', prose ignored",
+			"[gw0] [ 50%] PASSED t.py::g\nXPASS t.py::y\nFAILED t.py::p[x - y] - boom\nPASSED all the things\nERROR t/test_x.py - ImportError",
+			PytestOptions{Lines: PytestNodeIDs}, Results{"t.py::g": Passed, "t.py::y": Passed, "t.py::p[x - y]": Failed, "t/test_x.py": Error}},
+		{"node ids: verbose status followed by the end, '[' or '(' only",
+			"t.py::a PASSED [ 50%]\nt.py::b SKIPPED (why)\nt.py::c PASSED extra\nt.py::d some words ERROR",
+			PytestOptions{Lines: PytestNodeIDs}, Results{"t.py::a": Passed, "t.py::b": Skipped, "t.py::d some words": Error}},
+		{"whole ids: no xdist prefixes, no XPASS, verbose status followed by anything",
+			"[gw0] [ 50%] PASSED t.py::g\nXPASS t.py::y\nt.py::c PASSED extra",
+			PytestOptions{}, Results{"t.py::c": Passed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if d := cmp.Diff(tc.want, ParsePytestLog(tc.log, tc.o)); d != "" {

@@ -1,6 +1,7 @@
 package testresults
 
 import (
+	"io"
 	"strings"
 	"unicode"
 )
@@ -21,6 +22,11 @@ const (
 	// PytestSeaborn reads only "FAILED <id>", "<id> PASSED ..." and "PASSED <id>"
 	// (parse_log_seaborn, the same in 4.1 and 5).
 	PytestSeaborn
+	// PytestNodeIDs is the bundle grader's grammar (ReadPytest): "STATUS <id>[ - message]",
+	// also after xdist's "[gw0] [ 50%] " prefixes, the message cut at " - " outside brackets and
+	// the id naming a node ("::") or a module (".py"); and "<id> STATUS" with the id holding
+	// "::" and the status followed by the end, "[" or "(". XPASS is PASSED.
+	PytestNodeIDs
 )
 
 // PytestOptions choose how ParsePytestLog reads a log. The zero value is SWE-bench 5's
@@ -33,8 +39,10 @@ type PytestOptions struct {
 	// StripColourAndControl removes every "[<digits>m" and every byte from 1 to 31, tabs
 	// included (parse_log_pytest_v2's clean-up).
 	StripColourAndControl bool
-	// StripANSI removes a trailing CR and CSI escape sequences.
+	// StripANSI removes CSI escape sequences (colours, cursor moves).
 	StripANSI bool
+	// TrimCR removes a trailing CR, which a log split at "\n" keeps.
+	TrimCR bool
 	// RealIDsOnly rejects what is not a test but looks like an id to SWE-bench: skip counts and
 	// progress ("[1]", "[100%]") and section rules ("_____ ERROR at setup of x _____").
 	RealIDsOnly bool
@@ -46,34 +54,55 @@ type PytestOptions struct {
 	BasenameParams bool
 	// MouseButtons rewrites MouseButton.LEFT/RIGHT to 1/3 (parse_log_matplotlib).
 	MouseButtons bool
+	// KeepWorst keeps the worst status of a test reported twice (ERROR > FAILED > SKIPPED >
+	// XFAIL > PASSED): pytest reports a test whose call passed and whose teardown failed as both
+	// PASSED and ERROR. Otherwise the last report counts, as in SWE-bench.
+	KeepWorst bool
 }
 
-// ParsePytestLog reads pytest's result lines from log with o. A test reported twice keeps its
-// last status.
+// ParsePytestLog reads pytest's result lines from log with o.
 func ParsePytestLog(log string, o PytestOptions) Results {
-	read := o.lineReader()
 	out := Results{}
-	eachLine(log, func(line string) {
-		if o.MouseButtons && strings.Contains(line, "MouseButton.") {
-			line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
-			line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
-		}
-		if o.StripColourAndControl {
-			line = stripColourAndControl(line)
-		}
-		if o.StripANSI {
-			line = withoutANSI(line)
-		}
-		id, status, ok := read(line)
-		if !ok {
-			return
-		}
-		if o.BasenameParams {
-			id = basenameParam(id)
-		}
-		out[id] = status
-	})
+	read := o.lineReader()
+	eachLine(log, func(line string) { o.record(out, line, read) })
 	return out
+}
+
+// readPytestStream is ParsePytestLog over a stream, whose lines come without their line ending.
+func readPytestStream(r io.Reader, o PytestOptions) (Results, error) {
+	out := Results{}
+	read := o.lineReader()
+	err := scanLines(r, func(line []byte) { o.record(out, string(line), read) })
+	return out, err
+}
+
+// record reads one line with read and records its result in out.
+func (o PytestOptions) record(out Results, line string, read func(string) (string, Status, bool)) {
+	if o.MouseButtons && strings.Contains(line, "MouseButton.") {
+		line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
+		line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
+	}
+	if o.StripColourAndControl {
+		line = stripColourAndControl(line)
+	}
+	if o.TrimCR {
+		line = strings.TrimSuffix(line, "\r")
+	}
+	if o.StripANSI && strings.IndexByte(line, 0x1b) >= 0 {
+		line = stripANSI(line)
+	}
+	id, status, ok := read(line)
+	if !ok {
+		return
+	}
+	if o.BasenameParams {
+		id = basenameParam(id)
+	}
+	if o.KeepWorst {
+		out.set(id, status)
+	} else {
+		out[id] = status
+	}
 }
 
 func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
@@ -82,6 +111,8 @@ func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
 		return func(line string) (string, Status, bool) { return readPytestFields(line, o.TrailingStatus) }
 	case PytestSeaborn:
 		return readPytestSeaborn
+	case PytestNodeIDs:
+		return readPytestNodeIDs
 	}
 	return func(line string) (string, Status, bool) { return readPytestWholeIDs(line, o) }
 }

@@ -113,7 +113,7 @@ var JUnitOptions = testresults.JUnitOptions{
 }
 
 // fullPytest is our own reading of a pytest log, whatever the SWE-bench parser.
-var fullPytest = testresults.PytestOptions{StripANSI: true, RealIDsOnly: true, NotRunXFailSkipped: true}
+var fullPytest = testresults.PytestOptions{StripANSI: true, TrimCR: true, RealIDsOnly: true, NotRunXFailSkipped: true}
 
 // pytestFamily reads a pytest log with v41 under Official41, v5 under Official5, and under Full
 // as any pytest log (fullPytest), keeping only the id rewrites (BasenameParams, MouseButtons)
