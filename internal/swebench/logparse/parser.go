@@ -93,7 +93,7 @@ var registry = map[string]func(string, Dialect) Statuses{
 	"parse_log_jest": func(log string, d Dialect) Statuses {
 		return testresults.ParseJest(log, testresults.ConsoleOptions{StripANSI: d == Full})
 	},
-	JUnitName: func(log string, _ Dialect) Statuses { return testresults.ParseJUnitLog(log, JUnitOptions) },
+	JUnitName: func(log string, _ Dialect) Statuses { return testresults.ParseJUnitLog(log, junitRules) },
 }
 
 func withBasenameParams(o testresults.PytestOptions) testresults.PytestOptions {
@@ -106,9 +106,9 @@ func withMouseButtons(o testresults.PytestOptions) testresults.PytestOptions {
 	return o
 }
 
-// JUnitOptions are the rules of the JUnit reader here (our own, the same in every dialect); the
+// junitRules are the rules of the JUnit reader here (our own, the same in every dialect); the
 // bundle grader reads JUnit by testresults' zero options, which differ from these.
-var JUnitOptions = testresults.JUnitOptions{
+var junitRules = testresults.JUnitOptions{
 	XFail: testresults.XFailPytestRan, Repeats: testresults.LastTestcase, LastAttribute: true,
 }
 

@@ -215,6 +215,24 @@ func TestParseJUnit(t *testing.T) {
 			want: Statuses{"a": pass, "b": pass},
 		},
 		"no document": {log: "no xml here", dialect: Full, want: Statuses{}},
+		// Where the bundle grader's JUnit rules differ (testresults.JUnitOptions{}), this reader keeps its own.
+		"not-run xfail is a skip": {
+			log: `<testsuite><testcase name="n"><skipped type="pytest.xfail" message="reason: [NOTRUN] slow"/></testcase>` +
+				`<testcase name="x"><skipped type="pytest.xfail" message="flaky"/></testcase><testcase name="c"><skipped type="custom.xfail"/></testcase></testsuite>`,
+			dialect: Full, want: Statuses{"n": skip, "x": xfail, "c": skip},
+		},
+		"repeated id keeps its last testcase": {
+			log: `<testsuite><testcase name="a"><failure/></testcase><testcase name="a"/></testsuite>`, dialect: Official5,
+			want: Statuses{"a": pass},
+		},
+		"repeated attribute: the last counts": {
+			log: `<testsuite><testcase classname="c" classname="d" name="a" name="b"/></testsuite>`, dialect: Official41,
+			want: Statuses{"d.b": pass},
+		},
+		"first document only": {
+			log: `<testsuites><testcase name="a"/></testsuites><testsuites><testcase name="b"/></testsuites>`, dialect: Full,
+			want: Statuses{"a": pass},
+		},
 	})
 }
 
