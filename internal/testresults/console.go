@@ -13,7 +13,7 @@ type ConsoleOptions struct {
 	StripANSI bool
 }
 
-// cargoResultOfficial reads a "test a::b ... ok" line (already trimmed) as the official pattern
+// cargoResultOfficial reads a "test a::b ... ok" line (already trimmed) as SWE-bench's pattern
 // `^test\s+(\S+)\s+\.\.\.\s+(\w+)$` does.
 func cargoResultOfficial(line string) (name, outcome string, ok bool) {
 	rest, found := strings.CutPrefix(line, "test")
@@ -86,7 +86,7 @@ var jestStatus = map[rune]Status{
 	'✓': Passed, '✕': Failed, '○': Skipped,
 }
 
-// jestResult reads a verbose Jest line (already trimmed) as the official pattern
+// jestResult reads a verbose Jest line (already trimmed) as SWE-bench's pattern
 // `^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$` does: a mark, one space, the title, and a
 // " (12 ms)" duration dropped when there is one.
 func jestResult(line string) (string, Status, bool) {

@@ -46,7 +46,7 @@ var goTestStatus = map[string]Status{
 	"PASS": Passed, "FAIL": Failed, "SKIP": Skipped,
 }
 
-// goTestResult reads a "--- PASS: TestX/sub (0.01s)" line (already trimmed) as the official
+// goTestResult reads a "--- PASS: TestX/sub (0.01s)" line (already trimmed) as SWE-bench's
 // pattern `^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$` does: the name runs to the last " (" that
 // leaves a non-empty duration.
 func goTestResult(line string) (string, Status, bool) {

@@ -3,7 +3,7 @@ package testresults
 import "strings"
 
 // sympyFailureHeader reads a "____ sympy/x/tests/test_y.py:test_z ____" header, whose test
-// failed. It gives what the official pattern `(_*) (.*)\.py:(.*) (_*)` finds in the line: the
+// failed. It gives what SWE-bench's pattern `(_*) (.*)\.py:(.*) (_*)` finds in the line: the
 // text after the first space up to the last ".py:" that has a space after it, then up to the
 // last space. (The pattern matches at most once a line: its last group reaches the last space.)
 func sympyFailureHeader(line string) (string, bool) {
@@ -30,7 +30,7 @@ type SympyOptions struct {
 // failure headers.
 func ParseSympy(log string, o SympyOptions) Results {
 	out := Results{}
-	// Headers first, then result lines, as the official parser orders them: a result line wins.
+	// Headers first, then result lines, as SWE-bench's parser orders them: a result line wins.
 	eachLine(log, func(line string) {
 		if !strings.Contains(line, ".py:") {
 			return
