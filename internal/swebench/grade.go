@@ -356,7 +356,7 @@ func testSection(log string, startAt int) (section, afterEnd string) {
 // invalidRun is SWE-bench 5's guard against forged results: no results and no sign the suite ran,
 // or a failing exit code although no test failed or errored.
 func invalidRun(statuses logparse.Statuses, log string, exitCode *int) string {
-	if len(statuses) == 0 && !logparse.SuiteRan(log) {
+	if len(statuses) == 0 && !testresults.SuiteRan(log) {
 		return "no test results and no sign that the test suite ran"
 	}
 	if exitCode != nil && *exitCode != 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // ReadGoTestJSON reads "go test -json" events. A test's id is "package::TestName" (subtests
@@ -39,4 +40,32 @@ func ReadGoTestJSON(r io.Reader) (Results, error) {
 		}
 	})
 	return res, err
+}
+
+var goTestStatus = map[string]Status{
+	"PASS": Passed, "FAIL": Failed, "SKIP": Skipped,
+}
+
+// goTestResult reads a "--- PASS: TestX/sub (0.01s)" line (already trimmed) as SWE-bench's
+// pattern `^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$` does: the name runs to the last " (" that
+// leaves a non-empty duration.
+func goTestResult(line string) (string, Status, bool) {
+	if len(line) < len("--- PASS: ") || !strings.HasPrefix(line, "--- ") || line[8:10] != ": " || !strings.HasSuffix(line, ")") {
+		return "", "", false
+	}
+	status, ok := goTestStatus[line[4:8]]
+	if !ok {
+		return "", "", false
+	}
+	open := strings.LastIndex(line[:len(line)-2], " (")
+	if open <= 10 {
+		return "", "", false
+	}
+	return line[10:open], status, true
+}
+
+// ParseGoTestVerbose reads go test -v result lines (subtests are indented; indentation is
+// dropped). The id is the test name, "TestX/sub". A test reported twice keeps its last status.
+func ParseGoTestVerbose(log string, o ConsoleOptions) Results {
+	return markedLines(log, o.StripANSI, func(line string) bool { return strings.Contains(line, "--- ") }, goTestResult)
 }

@@ -1,72 +1,75 @@
 package testresults
 
 import (
-	"bytes"
 	"io"
+	"strings"
 )
 
-// ReadPytest reads pytest console output: the "-rA" short summary lines
-// ("PASSED tests/x.py::test_a", "FAILED tests/x.py::test_b - msg") and the "-v" progress lines
-// ("tests/x.py::test_a PASSED [ 50%]", also with xdist's "[gw0] [ 50%] PASSED id" form). XPASS
-// counts as PASSED. ANSI colour codes are ignored. Skip summaries of the form
-// "SKIPPED [1] file:line: reason" carry no test id and are ignored.
+// ReadPytest reads pytest console output as the bundle grader does (the PytestNodeIDs
+// grammar): the "-rA" short summary lines ("PASSED tests/x.py::test_a", "FAILED
+// tests/x.py::test_b - msg") and the "-v" progress lines ("tests/x.py::test_a PASSED [ 50%]",
+// also with xdist's "[gw0] [ 50%] PASSED id" form). XPASS counts as PASSED. ANSI colour codes are
+// ignored. Skip summaries of the form "SKIPPED [1] file:line: reason" carry no test id and are
+// ignored. A test reported twice keeps its worst status.
 func ReadPytest(r io.Reader) (Results, error) {
-	res := Results{}
-	err := scanLines(r, func(line []byte) {
-		if bytes.IndexByte(line, 0x1b) >= 0 {
-			line = stripANSI(line)
-		}
-		if id, st, ok := pytestSummaryLine(line); ok {
-			res.set(id, st)
-		} else if id, st, ok := pytestVerboseLine(line); ok {
-			res.set(id, st)
-		}
-	})
-	return res, err
+	return readPytestStream(r, PytestOptions{Lines: PytestNodeIDs, StripANSI: true, KeepWorst: true})
 }
 
+// pytestWords are the status words pytest prints, in the order SWE-bench tries them. No word is
+// a prefix or suffix of another, so the order never changes a match.
 var pytestWords = []struct {
 	word   string
 	status Status
 }{
-	{"PASSED", Passed}, {"FAILED", Failed}, {"ERROR", Error}, {"SKIPPED", Skipped},
+	{"PASSED", Passed}, {"FAILED", Failed}, {"SKIPPED", Skipped}, {"ERROR", Error},
 	{"XFAIL", XFail}, {"XPASS", Passed},
 }
 
+// swebenchPytestWords are the words SWE-bench's pytest parsers know: all but XPASS.
+var swebenchPytestWords = pytestWords[:5]
+
 // statusPrefix matches a status word at the start of line followed by a space or the end.
-func statusPrefix(line []byte) (Status, int, bool) {
+func statusPrefix(line string) (Status, int, bool) {
 	for _, w := range pytestWords {
-		if bytes.HasPrefix(line, []byte(w.word)) && (len(line) == len(w.word) || line[len(w.word)] == ' ') {
+		if strings.HasPrefix(line, w.word) && (len(line) == len(w.word) || line[len(w.word)] == ' ') {
 			return w.status, len(w.word), true
 		}
 	}
 	return "", 0, false
 }
 
+// readPytestNodeIDs reads a line with the PytestNodeIDs grammar.
+func readPytestNodeIDs(line string) (string, Status, bool) {
+	if id, st, ok := pytestSummaryLine(line); ok {
+		return id, st, true
+	}
+	return pytestVerboseLine(line)
+}
+
 // pytestSummaryLine parses "STATUS id[ - message]", also after xdist's "[gwN] [ nn%] ".
-func pytestSummaryLine(line []byte) (string, Status, bool) {
+func pytestSummaryLine(line string) (string, Status, bool) {
 	for len(line) > 0 && line[0] == '[' { // xdist worker and progress prefixes
-		end := bytes.IndexByte(line, ']')
+		end := strings.IndexByte(line, ']')
 		if end < 0 {
 			return "", "", false
 		}
-		line = bytes.TrimLeft(line[end+1:], " ")
+		line = strings.TrimLeft(line[end+1:], " ")
 	}
 	st, n, ok := statusPrefix(line)
 	if !ok {
 		return "", "", false
 	}
-	id := bytes.TrimRight(cutMessage(bytes.TrimLeft(line[n:], " ")), " ")
+	id := strings.TrimRight(cutMessage(strings.TrimLeft(line[n:], " ")), " ")
 	// A test id names a node ("f.py::t") or a module ("f.py" for a collection error); this
 	// leaves out "SKIPPED [1] file:line: reason" and prose that starts with a status word.
-	if !bytes.Contains(id, []byte("::")) && !bytes.HasSuffix(id, []byte(".py")) {
+	if !strings.Contains(id, "::") && !strings.HasSuffix(id, ".py") {
 		return "", "", false
 	}
-	return string(id), st, true
+	return id, st, true
 }
 
 // cutMessage drops a " - message" suffix, ignoring " - " inside a parametrize bracket.
-func cutMessage(rest []byte) []byte {
+func cutMessage(rest string) string {
 	depth := 0
 	for i := 0; i < len(rest); i++ {
 		switch rest[i] {
@@ -77,7 +80,7 @@ func cutMessage(rest []byte) []byte {
 				depth--
 			}
 		case ' ':
-			if depth == 0 && bytes.HasPrefix(rest[i:], []byte(" - ")) {
+			if depth == 0 && strings.HasPrefix(rest[i:], " - ") {
 				return rest[:i]
 			}
 		}
@@ -86,16 +89,16 @@ func cutMessage(rest []byte) []byte {
 }
 
 // pytestVerboseLine parses "id STATUS[ (reason)][ [ nn%]]" where id contains "::".
-func pytestVerboseLine(line []byte) (string, Status, bool) {
-	sep := bytes.Index(line, []byte("::"))
+func pytestVerboseLine(line string) (string, Status, bool) {
+	sep := strings.Index(line, "::")
 	if sep <= 0 || line[0] == ' ' {
 		return "", "", false
 	}
 	// The status is the first status word after the id. An id has no space except inside its
 	// parametrize bracket, which opens before any space.
 	start := sep
-	space := bytes.IndexByte(line[sep:], ' ')
-	if open := bytes.IndexByte(line[sep:], '['); open >= 0 && (space < 0 || open < space) {
+	space := strings.IndexByte(line[sep:], ' ')
+	if open := strings.IndexByte(line[sep:], '['); open >= 0 && (space < 0 || open < space) {
 		start = matchingBracketEnd(line, sep+open)
 	}
 	for i := start; i < len(line); i++ {
@@ -106,16 +109,16 @@ func pytestVerboseLine(line []byte) (string, Status, bool) {
 		if !ok {
 			continue
 		}
-		tail := bytes.TrimLeft(line[i+1+n:], " ")
+		tail := strings.TrimLeft(line[i+1+n:], " ")
 		if len(tail) == 0 || tail[0] == '[' || tail[0] == '(' {
-			return string(line[:i]), st, true
+			return line[:i], st, true
 		}
 	}
 	return "", "", false
 }
 
 // matchingBracketEnd returns the index after the bracket that closes line[open].
-func matchingBracketEnd(line []byte, open int) int {
+func matchingBracketEnd(line string, open int) int {
 	depth := 0
 	for i := open; i < len(line); i++ {
 		switch line[i] {
@@ -129,21 +132,4 @@ func matchingBracketEnd(line []byte, open int) int {
 		}
 	}
 	return len(line)
-}
-
-// stripANSI removes CSI escape sequences ("\x1b[...m").
-func stripANSI(line []byte) []byte {
-	out := make([]byte, 0, len(line))
-	for i := 0; i < len(line); i++ {
-		if line[i] == 0x1b && i+1 < len(line) && line[i+1] == '[' {
-			j := i + 2
-			for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
-				j++
-			}
-			i = j
-			continue
-		}
-		out = append(out, line[i])
-	}
-	return out
 }

@@ -97,7 +97,7 @@ func TestReadJUnitRealReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := ReadJUnit(f)
+	got, err := ReadJUnit(f, JUnitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

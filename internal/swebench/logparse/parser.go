@@ -1,6 +1,8 @@
-// Package logparse reads test runner logs into test id → status maps under SWE-bench's parser
-// names (parse_log_pytest, parse_log_django, ...), either as the official harness of a given
-// version reads them or with everything our parsers can see.
+// Package logparse is SWE-bench's parser table: it maps SWE-bench's parser names
+// (parse_log_pytest, parse_log_django, ...) and repositories onto the parsers of
+// internal/testresults, and each harness version (a Dialect) onto those parsers' options, so
+// that a log is read either as the official harness of that version reads it or with everything
+// our parsers can see.
 package logparse
 
 import (
@@ -39,7 +41,7 @@ func (d Dialect) String() string {
 }
 
 // Statuses maps a test id to its outcome.
-type Statuses = map[string]testresults.Status
+type Statuses = testresults.Results
 
 // Parser reads one runner's log format.
 type Parser struct {
@@ -59,18 +61,76 @@ func (p Parser) ParseAs(log string, d Dialect) Statuses { return p.parse(log, d)
 // JUnitName is the registry name of the JUnit XML reader, which SWE-bench does not have.
 const JUnitName = "junit"
 
+// The line grammars of SWE-bench's pytest parsers: 4.1 cuts ids at whitespace, 5 keeps them whole.
+var (
+	fields   = testresults.PytestOptions{Lines: testresults.PytestFields}
+	wholeIDs = testresults.PytestOptions{Lines: testresults.PytestWholeIDs}
+)
+
+// registry maps each SWE-bench parser name onto the testresults parser and the options that
+// reproduce each dialect's reading.
 var registry = map[string]func(string, Dialect) Statuses{
-	"parse_log_pytest":         pytestParser(pytestVariant{}),
-	"parse_log_pytest_options": pytestParser(pytestVariant{basenameOptions: true}),
-	"parse_log_pytest_v2":      pytestParser(pytestVariant{stripControl: true, endsWithStatus: true}),
-	"parse_log_matplotlib":     pytestParser(pytestVariant{mouseButtons: true, alwaysLegacy: true}),
-	"parse_log_seaborn":        parseSeaborn,
-	"parse_log_django":         parseDjango,
-	"parse_log_sympy":          parseSympy,
-	"parse_log_gotest":         parseGoTest,
-	"parse_log_cargo":          parseCargo,
-	"parse_log_jest":           parseJest,
-	JUnitName:                  parseJUnit,
+	"parse_log_pytest":         pytestFamily(fields, wholeIDs),
+	"parse_log_pytest_options": pytestFamily(withBasenameParams(fields), withBasenameParams(wholeIDs)),
+	"parse_log_pytest_v2": pytestFamily(
+		testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true},
+		testresults.PytestOptions{Lines: testresults.PytestWholeIDs, StripColourAndControl: true}),
+	// matplotlib's and seaborn's parsers did not change in 5.
+	"parse_log_matplotlib": pytestFamily(withMouseButtons(fields), withMouseButtons(fields)),
+	"parse_log_seaborn":    pytestFamily(testresults.PytestOptions{Lines: testresults.PytestSeaborn}, testresults.PytestOptions{Lines: testresults.PytestSeaborn}),
+	"parse_log_django": func(log string, d Dialect) Statuses {
+		return testresults.ParseDjango(log, testresults.DjangoOptions{WholeHeaderNames: d == Full, ExpectedFailures: d == Full})
+	},
+	"parse_log_sympy": func(log string, d Dialect) Statuses {
+		return testresults.ParseSympy(log, testresults.SympyOptions{ExpectedFailuresAndSkips: d == Full})
+	},
+	"parse_log_gotest": func(log string, d Dialect) Statuses {
+		return testresults.ParseGoTestVerbose(log, testresults.ConsoleOptions{StripANSI: d == Full})
+	},
+	"parse_log_cargo": func(log string, d Dialect) Statuses {
+		return testresults.ParseCargo(log, testresults.CargoOptions{Lenient: d == Full})
+	},
+	"parse_log_jest": func(log string, d Dialect) Statuses {
+		return testresults.ParseJest(log, testresults.ConsoleOptions{StripANSI: d == Full})
+	},
+	JUnitName: func(log string, _ Dialect) Statuses { return testresults.ParseJUnitLog(log, junitRules) },
+}
+
+func withBasenameParams(o testresults.PytestOptions) testresults.PytestOptions {
+	o.BasenameParams = true
+	return o
+}
+
+func withMouseButtons(o testresults.PytestOptions) testresults.PytestOptions {
+	o.MouseButtons = true
+	return o
+}
+
+// junitRules are the rules of the JUnit reader here (our own, the same in every dialect); the
+// bundle grader reads JUnit by testresults' zero options, which differ from these.
+var junitRules = testresults.JUnitOptions{
+	XFail: testresults.XFailPytestRan, Repeats: testresults.LastTestcase, LastAttribute: true,
+}
+
+// fullPytest is our own reading of a pytest log, whatever the SWE-bench parser.
+var fullPytest = testresults.PytestOptions{StripANSI: true, TrimCR: true, RealIDsOnly: true, NotRunXFailSkipped: true}
+
+// pytestFamily reads a pytest log with v41 under Official41, v5 under Official5, and under Full
+// as any pytest log (fullPytest), keeping only the id rewrites (BasenameParams, MouseButtons)
+// that make its ids match the parser's dataset.
+func pytestFamily(v41, v5 testresults.PytestOptions) func(string, Dialect) Statuses {
+	full := fullPytest
+	full.BasenameParams, full.MouseButtons = v5.BasenameParams, v5.MouseButtons
+	return func(log string, d Dialect) Statuses {
+		o := full
+		switch d {
+		case Official41:
+			o = v41
+		case Official5:
+			o = v5
+		}
+		return testresults.ParsePytestLog(log, o)
+	}
 }
 
 // Get returns the parser registered under name.
@@ -132,20 +192,3 @@ func ForRepo(repo string) (string, bool) {
 	name, ok := repoParsers[repo]
 	return name, ok
 }
-
-// eachLine calls fn for every line of log without splitting it into a slice first; logs can be
-// hundreds of megabytes.
-func eachLine(log string, fn func(line string)) {
-	for len(log) > 0 {
-		i := strings.IndexByte(log, '\n')
-		if i < 0 {
-			fn(log)
-			return
-		}
-		fn(log[:i])
-		log = log[i+1:]
-	}
-}
-
-// statusWords in the order SWE-bench tries them.
-var statusWords = []string{"PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"}

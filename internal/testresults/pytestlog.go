@@ -1,0 +1,300 @@
+package testresults
+
+import (
+	"io"
+	"strings"
+	"unicode"
+)
+
+// PytestLines is a grammar for pytest's result lines in a log.
+type PytestLines int
+
+const (
+	// PytestWholeIDs reads "STATUS <id>[ - message]" and "<id> STATUS[ ...]" with whole ids (a
+	// "[a b]" parameter keeps its spaces); "SKIPPED [3] file:line" skip counts are not tests.
+	// SWE-bench 5's parse_log_pytest.
+	PytestWholeIDs PytestLines = iota
+	// PytestFields reads "STATUS <id> ..." as SWE-bench 4.1 did: the id is the second
+	// whitespace-separated field and the status the first as written, which may be no status at
+	// all ("PASSEDX"; grading then counts it neither way). FAILED lines lose " - " first so the
+	// message is not the id.
+	PytestFields
+	// PytestSeaborn reads only "FAILED <id>", "<id> PASSED ..." and "PASSED <id>"
+	// (parse_log_seaborn, the same in 4.1 and 5).
+	PytestSeaborn
+	// PytestNodeIDs is the bundle grader's grammar (ReadPytest): "STATUS <id>[ - message]",
+	// also after xdist's "[gw0] [ 50%] " prefixes, the message cut at " - " outside brackets and
+	// the id naming a node ("::") or a module (".py"); and "<id> STATUS" with the id holding
+	// "::" and the status followed by the end, "[" or "(". XPASS is PASSED.
+	PytestNodeIDs
+)
+
+// PytestOptions choose how ParsePytestLog reads a log. The zero value is SWE-bench 5's
+// parse_log_pytest.
+type PytestOptions struct {
+	Lines PytestLines
+	// TrailingStatus also reads "<id> ... STATUS" lines under PytestFields, the id being the
+	// first field and the status the second (parse_log_pytest_v2 under 4.1).
+	TrailingStatus bool
+	// StripColourAndControl removes every "[<digits>m" and every byte from 1 to 31, tabs
+	// included (parse_log_pytest_v2's clean-up).
+	StripColourAndControl bool
+	// StripANSI removes CSI escape sequences (colours, cursor moves).
+	StripANSI bool
+	// TrimCR removes a trailing CR, which a log split at "\n" keeps.
+	TrimCR bool
+	// RealIDsOnly rejects what is not a test but looks like an id to SWE-bench: skip counts and
+	// progress ("[1]", "[100%]") and section rules ("_____ ERROR at setup of x _____").
+	RealIDsOnly bool
+	// NotRunXFailSkipped reports an xfail(run=False) test, which pytest marks "[NOTRUN]", as
+	// SKIPPED: it never ran, so it cannot count as passing.
+	NotRunXFailSkipped bool
+	// BasenameParams collapses an absolute-path parameter to its last element, "t[/a/b/c.txt]"
+	// → "t[/c.txt]" ("//" and globs are left alone) (parse_log_pytest_options).
+	BasenameParams bool
+	// MouseButtons rewrites MouseButton.LEFT/RIGHT to 1/3 (parse_log_matplotlib).
+	MouseButtons bool
+	// KeepWorst keeps the worst status of a test reported twice (ERROR > FAILED > SKIPPED >
+	// XFAIL > PASSED): pytest reports a test whose call passed and whose teardown failed as both
+	// PASSED and ERROR. Otherwise the last report counts, as in SWE-bench.
+	KeepWorst bool
+}
+
+// ParsePytestLog reads pytest's result lines from log with o.
+func ParsePytestLog(log string, o PytestOptions) Results {
+	out := Results{}
+	read := o.lineReader()
+	eachLine(log, func(line string) { o.record(out, line, read) })
+	return out
+}
+
+// readPytestStream is ParsePytestLog over a stream, whose lines come without their line ending.
+func readPytestStream(r io.Reader, o PytestOptions) (Results, error) {
+	out := Results{}
+	read := o.lineReader()
+	err := scanLines(r, func(line []byte) { o.record(out, string(line), read) })
+	return out, err
+}
+
+// record reads one line with read and records its result in out.
+func (o PytestOptions) record(out Results, line string, read func(string) (string, Status, bool)) {
+	if o.MouseButtons && strings.Contains(line, "MouseButton.") {
+		line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
+		line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
+	}
+	if o.StripColourAndControl {
+		line = stripColourAndControl(line)
+	}
+	if o.TrimCR {
+		line = strings.TrimSuffix(line, "\r")
+	}
+	if o.StripANSI && strings.IndexByte(line, 0x1b) >= 0 {
+		line = stripANSI(line)
+	}
+	id, status, ok := read(line)
+	if !ok {
+		return
+	}
+	if o.BasenameParams {
+		id = basenameParam(id)
+	}
+	if o.KeepWorst {
+		out.set(id, status)
+	} else {
+		out[id] = status
+	}
+}
+
+func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
+	switch o.Lines {
+	case PytestFields:
+		return func(line string) (string, Status, bool) { return readPytestFields(line, o.TrailingStatus) }
+	case PytestSeaborn:
+		return readPytestSeaborn
+	case PytestNodeIDs:
+		return readPytestNodeIDs
+	}
+	return func(line string) (string, Status, bool) { return readPytestWholeIDs(line, o) }
+}
+
+// readPytestFields reads a line with the PytestFields grammar.
+func readPytestFields(line string, trailingStatus bool) (string, Status, bool) {
+	for _, w := range swebenchPytestWords {
+		if strings.HasPrefix(line, w.word) {
+			if w.status == Failed {
+				line = strings.ReplaceAll(line, " - ", " ")
+			}
+			first, rest := nextField(line)
+			second, _ := nextField(rest)
+			if second == "" {
+				return "", "", false
+			}
+			return second, Status(first), true
+		}
+	}
+	if trailingStatus {
+		for _, w := range swebenchPytestWords {
+			if strings.HasSuffix(line, w.word) {
+				first, rest := nextField(line)
+				second, _ := nextField(rest)
+				if second == "" {
+					return "", "", false
+				}
+				return first, Status(second), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// readPytestWholeIDs reads a line with the PytestWholeIDs grammar.
+func readPytestWholeIDs(line string, o PytestOptions) (string, Status, bool) {
+	accept := func(id string) bool {
+		if o.RealIDsOnly {
+			return realPytestID(id)
+		}
+		return id != ""
+	}
+	status := func(word, rest string) Status {
+		if o.NotRunXFailSkipped && word == string(XFail) && strings.Contains(rest, "[NOTRUN]") {
+			return Skipped
+		}
+		return Status(word)
+	}
+	if word, rest := leadingStatus(line); word != "" && len(rest) > 0 && isSpaceByte(rest[0]) {
+		if id := balancedToken(strings.TrimLeftFunc(rest, unicode.IsSpace)); id != "" {
+			if (word == string(Skipped) && isSkipCount(id)) || !accept(id) {
+				return "", "", false
+			}
+			return id, status(word, rest), true
+		}
+	}
+	if line == "" || isSpaceByte(line[0]) {
+		return "", "", false
+	}
+	id := balancedToken(line)
+	rest := line[len(id):]
+	if len(rest) == 0 || !accept(id) {
+		return "", "", false
+	}
+	word, after := leadingStatus(strings.TrimLeftFunc(rest, unicode.IsSpace))
+	if word == "" || (len(after) > 0 && !isSpaceByte(after[0])) {
+		return "", "", false
+	}
+	return id, status(word, after), true
+}
+
+// readPytestSeaborn reads a line with the PytestSeaborn grammar.
+func readPytestSeaborn(line string) (string, Status, bool) {
+	switch {
+	case strings.HasPrefix(line, "FAILED"):
+		if _, rest := nextField(line); rest != "" {
+			if id, _ := nextField(rest); id != "" {
+				return id, Failed, true
+			}
+		}
+	case strings.Contains(line, " PASSED "):
+		first, rest := nextField(line)
+		if second, _ := nextField(rest); second == "PASSED" {
+			return first, Passed, true
+		}
+	case strings.HasPrefix(line, "PASSED"):
+		_, rest := nextField(line)
+		if id, _ := nextField(rest); id != "" {
+			return id, Passed, true
+		}
+	}
+	return "", "", false
+}
+
+// realPytestID rejects skip counts, progress counters and section rules.
+func realPytestID(id string) bool {
+	return id != "" && id[0] != '[' && strings.Trim(id, "_=-") != ""
+}
+
+// leadingStatus returns the SWE-bench status word s starts with, and what follows it.
+func leadingStatus(s string) (string, string) {
+	for _, w := range swebenchPytestWords {
+		if strings.HasPrefix(s, w.word) {
+			return w.word, s[len(w.word):]
+		}
+	}
+	return "", s
+}
+
+// balancedToken returns the leading token of s, where whitespace inside [...] does not end it.
+// An unbalanced token (a truncated id) falls back to the first whitespace-separated field.
+func balancedToken(s string) string {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '[':
+			depth++
+		case c == ']':
+			if depth > 0 {
+				depth--
+			}
+		case isSpaceByte(c) && depth == 0:
+			return s[:i]
+		}
+	}
+	if depth > 0 {
+		tok, _ := nextField(s)
+		return tok
+	}
+	return s
+}
+
+// isSkipCount reports whether id is pytest's "[N]" skip-count prefix, not a test.
+func isSkipCount(id string) bool {
+	if len(id) < 3 || id[0] != '[' {
+		return false
+	}
+	i := 1
+	for i < len(id) && id[i] >= '0' && id[i] <= '9' {
+		i++
+	}
+	return i > 1 && i < len(id) && id[i] == ']'
+}
+
+// basenameParam collapses an absolute-path parameter to its last element (BasenameParams).
+func basenameParam(id string) string {
+	open := strings.IndexByte(id, '[')
+	end := strings.LastIndexByte(id, ']')
+	if open < 0 || end < open {
+		return id
+	}
+	param := id[open+1 : end]
+	if strings.HasPrefix(param, "/") && !strings.HasPrefix(param, "//") && !strings.Contains(param, "*") {
+		param = "/" + param[strings.LastIndexByte(param, '/')+1:]
+	}
+	return id[:open] + "[" + param + "]"
+}
+
+// stripColourAndControl drops every "[<digits>m" and every byte from 1 to 31
+// (StripColourAndControl).
+func stripColourAndControl(line string) string {
+	if !strings.ContainsFunc(line, func(r rune) bool { return r < 32 || r == '[' }) {
+		return line
+	}
+	var b strings.Builder
+	b.Grow(len(line))
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c == '[' {
+			j := i + 1
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j > i+1 && j < len(line) && line[j] == 'm' {
+				i = j
+				continue
+			}
+		}
+		if c >= 1 && c <= 31 {
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
