@@ -70,9 +70,14 @@ func TestRegistryIsConsistent(t *testing.T) {
 
 func TestLookupUnknown(t *testing.T) {
 	_, err := Lookup("magic")
-	want := `unknown grader "magic": use one of swebench, swesweep, test-script (empty means test-script)`
+	want := `unknown grader "magic": use one of ` + strings.Join(Names(), ", ") + ` (empty means test-script)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Lookup(magic) error = %v, want %q", err, want)
+	}
+	for _, name := range []string{pc.GraderSWEBench, pc.GraderSWESweep, TestScriptName} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the error does not name grader %q", name)
+		}
 	}
 }
 

@@ -227,7 +227,7 @@ func TestVerifierStageSpecGraderDir(t *testing.T) {
 		"test script with ConfigMap": {configMap: "cm", wantDir: podcontract.GraderConfigDir},
 		"swesweep":                   {grader: podcontract.GraderSWESweep, wantDir: podcontract.TestsDir},
 		"swebench":                   {grader: podcontract.GraderSWEBench, configMap: "cm", wantDir: podcontract.GraderConfigDir},
-		"unknown":                    {grader: "magic", wantErr: `spec.grader: unknown grader "magic": use one of swebench, swesweep, test-script`},
+		"unknown":                    {grader: "magic", wantErr: `spec.grader: unknown grader "magic": use one of `},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
