@@ -7,7 +7,7 @@ import (
 
 // builtInCommand is how the verifier stage runs a built-in grader: sweep-hook's own
 // `grade NAME DIR` as a process of its own, so that a crash cannot take the stage with it.
-func builtInCommand(name string, s Stage) Invocation {
+func builtInCommand(name string, s StageInput) Invocation {
 	dir := s.InputDir
 	if dir == "" {
 		dir = s.TestsDir

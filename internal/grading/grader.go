@@ -32,7 +32,7 @@ type Grader interface {
 	// and eval.json; each travels as a record of the same name.
 	Outputs() []string
 	// Command is how the verifier stage runs the grader.
-	Command(Stage) (Invocation, error)
+	Command(StageInput) (Invocation, error)
 	// Flags declares the options of `sweep-hook grade NAME DIR`, stored into r.
 	Flags(fs *flag.FlagSet, r *Request)
 	// Grade grades in this process (`sweep-hook grade NAME DIR`). An error means the grader
@@ -48,8 +48,8 @@ type TrialOptions struct {
 	Bugs []string
 }
 
-// Stage is what the verifier stage knows when it starts a grader.
-type Stage struct {
+// StageInput is what the verifier stage knows when it starts a grader.
+type StageInput struct {
 	// Self is the sweep-hook binary, which runs built-in graders as a process of their own.
 	Self string
 	// TestsDir holds the task's tests (tests/test.sh).

@@ -145,22 +145,22 @@ func errString(err error) string {
 
 func TestCommand(t *testing.T) {
 	tests := dirWithTestScript(t)
-	stage := Stage{Self: "/sweep/bin/sweep-hook", TestsDir: "/tests", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier"}
+	stage := StageInput{Self: "/sweep/bin/sweep-hook", TestsDir: "/tests", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier"}
 	cases := map[string]struct {
 		grader  string
-		stage   func(Stage) Stage
+		stage   func(StageInput) StageInput
 		want    Invocation
 		wantErr string
 	}{
-		"swesweep, defaults": {grader: pc.GraderSWESweep, stage: func(s Stage) Stage { return s },
+		"swesweep, defaults": {grader: pc.GraderSWESweep, stage: func(s StageInput) StageInput { return s },
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier"}}},
-		"swesweep, workdir and bugs": {grader: pc.GraderSWESweep, stage: func(s Stage) Stage { s.Workdir, s.Bugs = "/app", []string{"b1", "b2"}; return s },
+		"swesweep, workdir and bugs": {grader: pc.GraderSWESweep, stage: func(s StageInput) StageInput { s.Workdir, s.Bugs = "/app", []string{"b1", "b2"}; return s },
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier", "--workdir", "/app", "--bugs", "b1,b2"}}},
-		"swebench, grader dir": {grader: pc.GraderSWEBench, stage: func(s Stage) Stage { s.InputDir = pc.GraderConfigDir; return s },
+		"swebench, grader dir": {grader: pc.GraderSWEBench, stage: func(s StageInput) StageInput { s.InputDir = pc.GraderConfigDir; return s },
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swebench", "/sweep/grader", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier"}}},
-		"test script": {grader: TestScriptName, stage: func(s Stage) Stage { s.TestsDir = tests; return s },
+		"test script": {grader: TestScriptName, stage: func(s StageInput) StageInput { s.TestsDir = tests; return s },
 			want: Invocation{Path: "SHELL", Args: []string{filepath.Join(tests, "test.sh")}}},
-		"no test script": {grader: TestScriptName, stage: func(s Stage) Stage { s.TestsDir = t.TempDir(); return s }, wantErr: "no test script: stat "},
+		"no test script": {grader: TestScriptName, stage: func(s StageInput) StageInput { s.TestsDir = t.TempDir(); return s }, wantErr: "no test script: stat "},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

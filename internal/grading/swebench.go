@@ -28,7 +28,9 @@ func (sweBenchGrader) ValidateTrial(o TrialOptions) error {
 // Outputs: the official per-instance report.json, written for completed instances only.
 func (sweBenchGrader) Outputs() []string { return []string{pc.RecordSWEBenchReport} }
 
-func (g sweBenchGrader) Command(s Stage) (Invocation, error) { return builtInCommand(g.Name(), s), nil }
+func (g sweBenchGrader) Command(s StageInput) (Invocation, error) {
+	return builtInCommand(g.Name(), s), nil
+}
 
 func (sweBenchGrader) Flags(fs *flag.FlagSet, r *Request) {
 	commonFlags(fs, r, "the model patch", "directory for report.json, reward.json and eval.json")

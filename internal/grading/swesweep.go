@@ -18,7 +18,9 @@ func (bundleGrader) InputDir() string                 { return pc.TestsDir }
 func (bundleGrader) ValidateTrial(TrialOptions) error { return nil }
 func (bundleGrader) Outputs() []string                { return nil }
 
-func (g bundleGrader) Command(s Stage) (Invocation, error) { return builtInCommand(g.Name(), s), nil }
+func (g bundleGrader) Command(s StageInput) (Invocation, error) {
+	return builtInCommand(g.Name(), s), nil
+}
 
 func (bundleGrader) Flags(fs *flag.FlagSet, r *Request) {
 	commonFlags(fs, r, "the agent's patch", "directory for reward.json and eval.json")

@@ -24,7 +24,7 @@ func (testScript) ValidateTrial(TrialOptions) error { return nil }
 func (testScript) Outputs() []string                { return nil }
 func (testScript) Flags(*flag.FlagSet, *Request)    {}
 
-func (testScript) Command(s Stage) (Invocation, error) {
+func (testScript) Command(s StageInput) (Invocation, error) {
 	script := filepath.Join(s.TestsDir, "test.sh")
 	if _, err := os.Stat(script); err != nil {
 		return Invocation{}, fmt.Errorf("no test script: %w", err)

@@ -96,7 +96,7 @@ func verifierGrader(spec pc.StageSpec) (grading.Grader, error) {
 
 // runVerifier runs the grader as the registry says. The error is set when nothing could run.
 func runVerifier(ctx context.Context, grader grading.Grader, spec pc.StageSpec, paths Paths, opts VerifyOptions, log *cappedLog) (outcome, error) {
-	stage := grading.Stage{Self: opts.Self, TestsDir: paths.Tests, PatchPath: patchInput(spec, paths),
+	stage := grading.StageInput{Self: opts.Self, TestsDir: paths.Tests, PatchPath: patchInput(spec, paths),
 		OutDir: paths.VerifierDir, Workdir: spec.Workdir}
 	if v := spec.Verifier; v != nil {
 		stage.InputDir, stage.Bugs = v.GraderDir, v.Bugs
