@@ -18,6 +18,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
+	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
@@ -86,8 +87,12 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	if spec.Agent.Oracle != nil && spec.SolutionConfigMap == "" {
 		return fail(fmt.Sprintf("spec.solutionConfigMap is empty: the oracle agent needs the task's solution; annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationSolution))
 	}
-	if spec.Grader == podcontract.GraderSWEBench && len(spec.Bugs) > 0 {
-		return fail(fmt.Sprintf("spec.bugs: a SWE-bench instance is one bug and cannot be graded in part; remove task %q from spec.tasks.bugs of the SweepRun", spec.Task))
+	grader, err := grading.Lookup(spec.Grader)
+	if err != nil {
+		return fail(fmt.Sprintf("spec.grader of task %q: %v", spec.Task, err))
+	}
+	if err := grader.ValidateTrial(grading.TrialOptions{Task: spec.Task, Bugs: spec.Bugs}); err != nil {
+		return fail(err.Error())
 	}
 	if s.timeouts, err = podbuild.StageTimeouts(s.trial, task); err != nil {
 		return fail(err.Error())
@@ -109,7 +114,11 @@ func (s *trialScope) ensureInputs(ctx context.Context) (ctrl.Result, bool, error
 	if err != nil {
 		return ctrl.Result{}, true, err
 	}
-	verifierSpec, err := json.Marshal(podbuild.VerifierStageSpec(s.trial, s.task, s.timeouts))
+	spec, err := podbuild.VerifierStageSpec(s.trial, s.task, s.timeouts)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	verifierSpec, err := json.Marshal(spec)
 	if err != nil {
 		return ctrl.Result{}, true, err
 	}

@@ -11,12 +11,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
-	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
+	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
-	"github.com/swe-sweep/sweep-operator/internal/swebench"
 )
 
 const usage = `usage:
@@ -30,7 +28,8 @@ const usage = `usage:
   sweep-hook grade swesweep BUNDLE_DIR [-patch FILE] [-out DIR] [-workdir DIR] [-bugs ID,...] [-oracle]
   sweep-hook grade swebench GRADER_DIR [-patch FILE] [-out DIR] [-workdir DIR]
                                          GRADER_DIR holds instance.json and grading.json; the
-                                         log goes to stdout (test-stdout.txt in the verifier)
+                                         log goes to stdout (test-stdout.txt in the verifier).
+                                         The built-in graders are those of internal/grading.
 `
 
 func main() {
@@ -112,60 +111,30 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	return err
 }
 
-// grade runs a built-in grader. Its exit code is 1 when the grader failed (reward.json then
-// says grader_failed), 2 for bad usage.
+// grade runs a built-in grader of the registry. Its exit code is 1 when the grader failed
+// (reward.json then says grader_failed), 2 for bad usage or a grader that is not built in.
 func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	switch args[0] {
-	case "swesweep":
-		return gradeSWESweep(ctx, args, stdout, stderr)
-	case "swebench":
-		return gradeSWEBench(ctx, args, stdout, stderr)
+	g, err := grading.Lookup(args[0])
+	if err == nil && !g.BuiltIn() {
+		err = fmt.Errorf("%s is not a built-in grader: the verifier stage runs it itself", g.Name())
 	}
-	fmt.Fprint(stderr, usage)
-	return 2
-}
-
-// gradeSWEBench grades one SWE-bench instance: the repository is the official image's
-// /testbed unless -workdir says otherwise. An error instance (patch did not apply, timeout,
-// invalid run) is a verdict, exit 0; only a grader failure exits 1.
-func gradeSWEBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("grade swebench", flag.ContinueOnError)
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep-hook grade: %v\n%s", err, usage)
+		return 2
+	}
+	fs := flag.NewFlagSet("grade "+g.Name(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	r := swebench.GraderRun{ConfigDir: args[1], Log: stdout}
-	fs.StringVar(&r.PatchPath, "patch", "/logs/artifacts/model.patch", "the model patch")
-	fs.StringVar(&r.OutDir, "out", "/logs/verifier", "directory for report.json, reward.json and eval.json")
-	fs.StringVar(&r.Workdir, "workdir", swebench.DefaultWorkdir, "the repository at the instance's base commit")
+	r := grading.Request{Dir: args[1], Log: stdout}
+	g.Flags(fs, &r)
 	if err := fs.Parse(args[2:]); err != nil {
 		return 2
 	}
-	if _, err := swebench.RunGrader(ctx, r); err != nil {
-		fmt.Fprintf(stderr, "sweep-hook grade swebench: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
-func gradeSWESweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("grade swesweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := swesweep.Options{BundleDir: args[1], Log: stdout}
-	fs.StringVar(&o.PatchPath, "patch", "/logs/artifacts/model.patch", "the agent's patch")
-	fs.StringVar(&o.OutDir, "out", "/logs/verifier", "directory for reward.json and eval.json")
-	fs.StringVar(&o.Workdir, "workdir", "", "repository (default: the bundle's workdir)")
-	bugs := fs.String("bugs", "", "comma-separated bug ids to grade (default: all)")
-	fs.BoolVar(&o.Oracle, "oracle", false, "grade each bug with its own oracle patch")
-	if err := fs.Parse(args[2:]); err != nil {
-		return 2
-	}
-	if *bugs != "" {
-		o.Bugs = strings.Split(*bugs, ",")
-	}
-	if _, err := swesweep.Run(ctx, o); err != nil {
-		fmt.Fprintf(stderr, "sweep-hook grade swesweep: %v\n", err)
+	if err := g.Grade(ctx, r); err != nil {
+		fmt.Fprintf(stderr, "sweep-hook grade %s: %v\n", g.Name(), err)
 		return 1
 	}
 	return 0

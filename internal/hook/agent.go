@@ -14,6 +14,7 @@ import (
 	"time"
 
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/proctree"
 )
 
 // RunAgent runs the agent stage: the agent under the stage timeout, then the collect hooks (or
@@ -83,7 +84,7 @@ func runAgent(ctx context.Context, r *runner, agent *pc.AgentSpec, paths Paths, 
 	case pc.AgentOracle:
 		solve := filepath.Join(paths.Solution, "solve.sh")
 		if _, err := os.Stat(solve); err == nil {
-			sh, err := shell()
+			sh, err := proctree.Shell()
 			if err != nil {
 				return outcome{err: err}
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -112,8 +113,10 @@ func declaredOutputs(spec pc.StageSpec, paths Paths) []outputFile {
 			{name: pc.RecordReward, path: paths.rewardJSON()},
 			{name: pc.RecordEval, path: paths.evalJSON()},
 		}
-		if spec.Verifier != nil && spec.Verifier.Grader == pc.GraderSWEBench {
-			out = append(out, outputFile{name: pc.RecordSWEBenchReport, path: paths.swebenchReport()})
+		if grader, err := verifierGrader(spec); err == nil {
+			for _, name := range grader.Outputs() {
+				out = append(out, outputFile{name: name, path: filepath.Join(paths.VerifierDir, name)})
+			}
 		}
 		return out
 	}

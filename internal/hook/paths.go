@@ -54,6 +54,3 @@ func (p Paths) testStdout() string { return filepath.Join(p.VerifierDir, pc.Reco
 func (p Paths) rewardJSON() string { return filepath.Join(p.VerifierDir, "reward.json") }
 func (p Paths) rewardText() string { return filepath.Join(p.VerifierDir, "reward.txt") }
 func (p Paths) evalJSON() string   { return filepath.Join(p.VerifierDir, pc.RecordEval) }
-func (p Paths) swebenchReport() string {
-	return filepath.Join(p.VerifierDir, pc.RecordSWEBenchReport)
-}

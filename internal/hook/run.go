@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/user"
 	"strconv"
 	"syscall"
@@ -85,16 +84,6 @@ func (r *runner) run(ctx context.Context, s step, path string, args ...string) o
 		r.log.Printf("cannot run %s: %v", path, o.err)
 	}
 	return o
-}
-
-// shell returns bash when the image has it, else sh.
-func shell() (string, error) {
-	for _, name := range []string{"bash", "sh"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("neither bash nor sh is on PATH")
 }
 
 // credential looks name up in the image's /etc/passwd; empty means the current user.

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/internal/grading"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
@@ -36,10 +36,15 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 	d.Timings["restore"] = seconds(d.StartedAt, time.Now())
 
 	gradeStart := time.Now()
-	o, setupErr := runVerifier(ctx, spec, paths, opts, log)
+	grader, setupErr := verifierGrader(spec)
+	var o outcome
+	if setupErr == nil {
+		o, setupErr = runVerifier(ctx, grader, spec, paths, opts, log)
+	}
 	d.Timings["verifier"] = seconds(gradeStart, time.Now())
 	d.ExitCode = o.ExitCode
-	builtIn := spec.Verifier != nil && spec.Verifier.Grader != pc.GraderTestScript
+	// A grader the verifier was told to run and does not know is a grader failure.
+	builtIn := grader == nil || grader.BuiltIn()
 	switch {
 	case setupErr != nil:
 		d.ExitCode = -1
@@ -81,36 +86,26 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 	return d, err
 }
 
-// runVerifier runs test.sh or the built-in grader. The error is set when nothing could run.
-func runVerifier(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyOptions, log *cappedLog) (outcome, error) {
-	r := newRunner(spec, log, stageEnv(spec.Env))
-	v := spec.Verifier
-	if v == nil || v.Grader == pc.GraderTestScript {
-		script := filepath.Join(paths.Tests, "test.sh")
-		if _, err := os.Stat(script); err != nil {
-			return outcome{}, fmt.Errorf("no test script: %w", err)
-		}
-		sh, err := shell()
-		if err != nil {
-			return outcome{}, err
-		}
-		return r.run(ctx, step{}, sh, script), nil
+// verifierGrader is the grader the stage spec names; no verifier section means test.sh.
+func verifierGrader(spec pc.StageSpec) (grading.Grader, error) {
+	if spec.Verifier == nil {
+		return grading.Lookup(pc.GraderTestScript)
 	}
-	if v.Grader != pc.GraderSWESweep && v.Grader != pc.GraderSWEBench {
-		return outcome{}, fmt.Errorf("unknown built-in grader %q", v.Grader)
+	return grading.Lookup(spec.Verifier.Grader)
+}
+
+// runVerifier runs the grader as the registry says. The error is set when nothing could run.
+func runVerifier(ctx context.Context, grader grading.Grader, spec pc.StageSpec, paths Paths, opts VerifyOptions, log *cappedLog) (outcome, error) {
+	stage := grading.StageInput{Self: opts.Self, TestsDir: paths.Tests, PatchPath: patchInput(spec, paths),
+		OutDir: paths.VerifierDir, Workdir: spec.Workdir}
+	if v := spec.Verifier; v != nil {
+		stage.InputDir, stage.Bugs = v.GraderDir, v.Bugs
 	}
-	bundle := v.GraderDir
-	if bundle == "" {
-		bundle = paths.Tests
+	inv, err := grader.Command(stage)
+	if err != nil {
+		return outcome{}, err
 	}
-	args := []string{"grade", v.Grader, bundle, "--patch", patchInput(spec, paths), "--out", paths.VerifierDir}
-	if spec.Workdir != "" {
-		args = append(args, "--workdir", spec.Workdir)
-	}
-	if len(v.Bugs) > 0 {
-		args = append(args, "--bugs", strings.Join(v.Bugs, ","))
-	}
-	return r.run(ctx, step{}, opts.Self, args...), nil
+	return newRunner(spec, log, stageEnv(spec.Env)).run(ctx, step{}, inv.Path, inv.Args...), nil
 }
 
 // patchInput is where the agent's patch is after the artifacts were put back.

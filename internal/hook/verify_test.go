@@ -133,7 +133,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 		{name: "grader crash", grader: pc.GraderSWESweep, bundle: map[string]string{"bundle.json": "{"},
 			wantReason: pc.ReasonGraderFailed, wantMsg: "the grader reported grader_failed",
 			wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
-		{name: "unknown grader", grader: "magic", wantReason: pc.ReasonGraderFailed, wantMsg: `unknown built-in grader "magic"`},
+		{name: "unknown grader", grader: "magic", wantReason: pc.ReasonGraderFailed, wantMsg: `unknown grader "magic": use one of `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{}

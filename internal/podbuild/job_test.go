@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,7 +100,10 @@ func TestJobGolden(t *testing.T) {
 			golden(t, "job-"+name, job)
 			spec := AgentStageSpec(tc.trial, task, timeouts)
 			if tc.stage == podcontract.StageVerifier {
-				spec = VerifierStageSpec(tc.trial, task, timeouts)
+				var err error
+				if spec, err = VerifierStageSpec(tc.trial, task, timeouts); err != nil {
+					t.Fatal(err)
+				}
 			}
 			golden(t, "spec-"+name, spec)
 		})
@@ -208,5 +212,39 @@ func TestArtifactKey(t *testing.T) {
 	got := []string{ArtifactKey(arts, 0), ArtifactKey(arts, 1), ArtifactKey(arts, 2)}
 	if diff := cmp.Diff([]string{"model.patch", "out.txt", "2-out.txt"}, got); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}
+
+// The verifier reads its grader's input from the grader ConfigMap when the trial has one, else
+// from where the grader says; an unknown grader is refused with the names that exist.
+func TestVerifierStageSpecGraderDir(t *testing.T) {
+	task := sampleTask(t)
+	tests := map[string]struct {
+		grader, configMap string
+		wantDir, wantErr  string
+	}{
+		"test script":                {},
+		"test script with ConfigMap": {configMap: "cm", wantDir: podcontract.GraderConfigDir},
+		"swesweep":                   {grader: podcontract.GraderSWESweep, wantDir: podcontract.TestsDir},
+		"swebench":                   {grader: podcontract.GraderSWEBench, configMap: "cm", wantDir: podcontract.GraderConfigDir},
+		"unknown":                    {grader: "magic", wantErr: `spec.grader: unknown grader "magic": use one of `},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			trial := makeTrial("run-calc-1", "calc").grader(tc.grader).graderConfig(tc.configMap).obj()
+			spec, err := VerifierStageSpec(trial, task, Timeouts{Verifier: 60})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Verifier.GraderDir != tc.wantDir {
+				t.Errorf("graderDir = %q, want %q", spec.Verifier.GraderDir, tc.wantDir)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
@@ -82,19 +83,19 @@ func AgentStageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, timeouts Timeou
 	return spec
 }
 
-// VerifierStageSpec is the stage spec of the verifier stage.
-func VerifierStageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, timeouts Timeouts) podcontract.StageSpec {
+// VerifierStageSpec is the stage spec of the verifier stage. The grader must be known
+// (grading.Lookup); the controller checks it before building anything.
+func VerifierStageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, timeouts Timeouts) (podcontract.StageSpec, error) {
+	grader, err := grading.Lookup(trial.Spec.Grader)
+	if err != nil {
+		return podcontract.StageSpec{}, fmt.Errorf("spec.grader: %w", err)
+	}
 	spec := baseSpec(trial, task, podcontract.StageVerifier)
 	spec.TimeoutSeconds = timeouts.Verifier
 	spec.Env = task.Verifier.Env
-	spec.Verifier = &podcontract.VerifierSpec{Grader: trial.Spec.Grader, Bugs: trial.Spec.Bugs}
-	switch {
-	case trial.Spec.GraderConfigMap != "":
-		spec.Verifier.GraderDir = podcontract.GraderConfigDir
-	case trial.Spec.Grader != podcontract.GraderTestScript:
-		spec.Verifier.GraderDir = "/tests"
-	}
-	return spec
+	spec.Verifier = &podcontract.VerifierSpec{Grader: trial.Spec.Grader, Bugs: trial.Spec.Bugs,
+		GraderDir: grading.InputDir(grader, trial.Spec.GraderConfigMap != "")}
+	return spec, nil
 }
 
 func baseSpec(trial *evalv1.TaskTrial, task *taskdef.Task, stage podcontract.Stage) podcontract.StageSpec {

@@ -19,6 +19,8 @@ const (
 	InputDir = "/sweep/input"
 	// SolutionDir holds the task's solution, mounted only into oracle trials.
 	SolutionDir = "/sweep/solution"
+	// TestsDir holds the task's tests: tests/test.sh, or the bundle of a built-in grader.
+	TestsDir = "/tests"
 	// GraderConfigDir holds the built-in grader's input from the task's grader ConfigMap,
 	// mounted only into the verifier.
 	GraderConfigDir = "/sweep/grader"

@@ -3,6 +3,8 @@ package swebench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 )
 
 // Log markers of the official harness. The start and end markers reach the log only through
@@ -77,7 +79,7 @@ func EvalScript(inst Instance, opts EvalScriptOptions) string {
 		directives = TestDirectives(inst)
 	}
 	modified, added := patchFiles(inst.TestPatch)
-	base := shellQuote(inst.BaseCommit)
+	base := steps.ShellQuote(inst.BaseCommit)
 
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
@@ -87,11 +89,11 @@ func EvalScript(inst Instance, opts EvalScriptOptions) string {
 	for _, s := range setup {
 		line("%s", s)
 	}
-	line("cd %s", shellQuote(workdir))
+	line("cd %s", steps.ShellQuote(workdir))
 	for _, c := range opts.EvalCommands {
 		line("%s", c)
 	}
-	line("git config --global --add safe.directory %s", shellQuote(workdir))
+	line("git config --global --add safe.directory %s", steps.ShellQuote(workdir))
 	line("git status")
 	line("git show")
 	line("git -c core.fileMode=false diff %s", base)
@@ -128,34 +130,12 @@ func EvalScript(inst Instance, opts EvalScriptOptions) string {
 }
 
 // PatchApplyScript returns a bash script that applies the patch at patchPath to the repository
-// in the current directory as SWE-bench 5 does: git apply -v, git apply -v --3way, git apply -v
-// --reject, patch --batch --forward --fuzz=5 -p1, resetting the tree between attempts; if all
-// fail and the patch applies in reverse, it was already applied. It prints ">>>>> Applied Patch
-// (<method>)" or ">>>>> Patch Already Applied" and exits 0, or ">>>>> Patch Apply Failed" and
-// exits 1. The patch is copied first, so it may live inside the tree.
+// in the current directory as SWE-bench 5 does (steps.FallbackApplyScript). It prints ">>>>>
+// Applied Patch (<method>)" or ">>>>> Patch Already Applied" and exits 0, or ">>>>> Patch Apply
+// Failed" and exits 1.
 func PatchApplyScript(patchPath string) string {
-	return `#!/bin/bash
-# Applies a model patch the way SWE-bench 5 does. Run it in the repository.
-set -uo pipefail
-patch_copy="$(mktemp)"
-trap 'rm -f "$patch_copy"' EXIT
-cp -- ` + shellQuote(patchPath) + ` "$patch_copy" || { echo "` + MarkerPatchApplyFail + `: cannot read "` + shellQuote(patchPath) + `; exit 1; }
-# A failed attempt can leave half-applied hunks, .rej files or 3-way conflicts: start clean.
-reset_tree() { git reset --hard --quiet && git clean -fdq; }
-for method in "git apply --verbose" "git apply --verbose --3way" "git apply --verbose --reject" "patch --batch --forward --fuzz=5 -p1 -i"; do
-  if $method "$patch_copy"; then
-    echo "` + MarkerAppliedPatch + ` ($method)"
-    exit 0
-  fi
-  reset_tree
-done
-if git apply --check --reverse "$patch_copy" 2>/dev/null; then
-  echo "` + MarkerPatchApplied + `"
-  exit 0
-fi
-echo "` + MarkerPatchApplyFail + `"
-exit 1
-`
+	return steps.FallbackApplyScript(patchPath, steps.ApplyMarkers{
+		Applied: MarkerAppliedPatch, AlreadyApplied: MarkerPatchApplied, Failed: MarkerPatchApplyFail})
 }
 
 // defaultTestCommands are the official test commands for the repositories whose command does not
@@ -268,18 +248,10 @@ func heredocDelimiter(patch string) string {
 	return delim
 }
 
-// shellQuote quotes s for bash unless it is made only of characters that need no quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@+,%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 func quoteAll(items []string) string {
 	quoted := make([]string, len(items))
 	for i, s := range items {
-		quoted[i] = shellQuote(s)
+		quoted[i] = steps.ShellQuote(s)
 	}
 	return strings.Join(quoted, " ")
 }

@@ -116,20 +116,3 @@ func TestHeredocDelimiterAvoidsPatchContent(t *testing.T) {
 		t.Errorf("delimiter = %q", got)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	tests := map[string]struct{ in, want string }{
-		"plain":  {in: "tests/a_b.py", want: "tests/a_b.py"},
-		"space":  {in: "a b", want: "'a b'"},
-		"quote":  {in: "it's", want: `'it'\''s'`},
-		"empty":  {in: "", want: "''"},
-		"dollar": {in: "$HOME", want: "'$HOME'"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := shellQuote(tc.in); got != tc.want {
-				t.Errorf("shellQuote(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
@@ -203,7 +204,7 @@ var GraderFailedReward = map[string]float64{"reward": 0, "grader_failed": 1}
 // patch (four methods), run the eval script with bash under the timeout, grade the merged log.
 // It writes OutDir/reward.json and eval.json, and report.json when the instance completed.
 // The error is set when the grader failed; reward.json then says grader_failed.
-func RunGrader(ctx context.Context, r GraderRun) (reward map[string]float64, err error) {
+func RunGrader(ctx context.Context, r GraderRun) (map[string]float64, error) {
 	if r.Log == nil {
 		r.Log = io.Discard
 	}
@@ -211,34 +212,38 @@ func RunGrader(ctx context.Context, r GraderRun) (reward map[string]float64, err
 		r.Workdir = DefaultWorkdir
 	}
 	ev := &GraderEval{Schema: GraderEvalSchema, Timings: map[string]float64{}}
+	var reward map[string]float64
 	var report *InstanceReport
-	start := time.Now()
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("grader panic: %v", p)
-		}
-		if err != nil {
-			reward, report = GraderFailedReward, nil
-			ev.GraderError = err.Error()
-			fmt.Fprintf(r.Log, "[grader] failed: %v\n", err)
-		}
-		ev.Reward = reward
-		ev.Timings["total"] = time.Since(start).Seconds()
-		if werr := writeGraderOutputs(r.OutDir, reward, ev, report); werr != nil && err == nil {
-			err = werr
-		}
-	}()
+	total, err := steps.Attempt(r.Log, func() (err error) {
+		reward, report, err = grade(ctx, r, ev)
+		return err
+	})
+	if err != nil {
+		reward, report = GraderFailedReward, nil
+		ev.GraderError = err.Error()
+	}
+	ev.Reward = reward
+	ev.Timings["total"] = total
+	if werr := writeGraderOutputs(r.OutDir, reward, ev, report); werr != nil && err == nil {
+		err = werr
+	}
+	return reward, err
+}
+
+// grade reads the grader directory and grades the instance; the report is nil for an error
+// instance.
+func grade(ctx context.Context, r GraderRun, ev *GraderEval) (map[string]float64, *InstanceReport, error) {
 	in, err := ReadGraderDir(r.ConfigDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ev.InstanceID, ev.GradingVersion = in.Instance.InstanceID, in.Version
 	if st, err := os.Stat(r.Workdir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("workdir %q is not a directory: the verifier image must hold the repository there (the official images use /testbed)", r.Workdir)
+		return nil, nil, fmt.Errorf("workdir %q is not a directory: the verifier image must hold the repository there (the official images use /testbed)", r.Workdir)
 	}
 	rep, err := gradeInstance(ctx, in, r, ev)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ev.Parser, ev.Resolution, ev.Resolved = rep.Parser, rep.Resolution, rep.Resolved
 	ev.Error, ev.LogProblem, ev.TestExitCode = rep.Error, rep.LogProblem, rep.ExitCode
@@ -248,10 +253,11 @@ func RunGrader(ctx context.Context, r GraderRun) (reward map[string]float64, err
 			ev.StatusCounts[s]++
 		}
 	}
+	var report *InstanceReport
 	if rep.Completed() {
 		report = &rep
 	}
-	return graderReward(rep), nil
+	return graderReward(rep), report, nil
 }
 
 // gradeInstance applies the patch, runs the eval script and grades the log. An error instance
@@ -309,19 +315,11 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 // deadline. A timeout is a result; a script that could not start, or a stop of the grader, is an
 // error.
 func runScript(ctx context.Context, dir, name, script string, r GraderRun, out io.Writer, deadline time.Time) (proctree.Result, error) {
-	timeout := time.Until(deadline)
-	if timeout <= 0 {
-		return proctree.Result{ExitCode: -1, TimedOut: true}, nil
-	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return proctree.Result{}, err
 	}
-	env := r.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	res := proctree.Run(ctx, proctree.Cmd{Path: "bash", Args: []string{path}, Dir: r.Workdir, Env: env, Output: out, Timeout: timeout})
+	res := steps.RunUnderTimeout(ctx, steps.Command{Path: "bash", Args: []string{path}, Dir: r.Workdir, Env: r.Env, Output: out, Timeout: time.Until(deadline)})
 	switch {
 	case res.StartErr != nil:
 		return res, fmt.Errorf("run %s: %w: the verifier image needs bash (the official images have it)", name, res.StartErr)
@@ -370,23 +368,21 @@ func boolNumber(b bool) float64 {
 }
 
 func writeGraderOutputs(dir string, reward map[string]float64, ev *GraderEval, report *InstanceReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	rb, err := steps.IndentedJSON(reward)
+	if err != nil {
 		return err
 	}
-	files := map[string]any{RewardFile: reward, EvalFile: ev}
-	var errs []error
+	eb, err := steps.IndentedJSON(ev)
+	if err != nil {
+		return err
+	}
+	// Without a report, one left by an earlier run is removed: it would count this error
+	// instance as completed.
+	reportFile := steps.File{Name: ReportFile}
 	if report != nil {
-		files[ReportFile] = report
-	} else if err := os.Remove(filepath.Join(dir, ReportFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		// A report left by an earlier run would count this error instance as completed.
-		errs = append(errs, err)
-	}
-	for name, v := range files {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
+		if reportFile.Data, err = steps.IndentedJSON(report); err != nil {
+			return err
 		}
-		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return steps.WriteResults(dir, steps.File{Name: RewardFile, Data: rb}, steps.File{Name: EvalFile, Data: eb}, reportFile)
 }

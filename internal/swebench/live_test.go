@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -229,6 +230,6 @@ func unifiedDiff(t *testing.T, s *sandbox, name, from, to string) string {
 			t.Fatal(err)
 		}
 	}
-	out, _ := s.run(t, "cd "+shellQuote(dir)+" && diff -u a/"+name+" b/"+name)
+	out, _ := s.run(t, "cd "+steps.ShellQuote(dir)+" && diff -u a/"+name+" b/"+name)
 	return out
 }

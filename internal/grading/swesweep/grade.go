@@ -10,13 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/swe-sweep/sweep-operator/internal/proctree"
+	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
@@ -100,7 +98,7 @@ const EvalSchema = "sweep-eval/1"
 
 // Run grades and writes OutDir/reward.json and OutDir/eval.json. It returns an error when the
 // grader failed; reward.json then says {"reward": 0, "grader_failed": 1}.
-func Run(ctx context.Context, o Options) (reward map[string]float64, err error) {
+func Run(ctx context.Context, o Options) (map[string]float64, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -108,22 +106,25 @@ func Run(ctx context.Context, o Options) (reward map[string]float64, err error) 
 	if o.Oracle {
 		ev.Mode = "oracle"
 	}
-	start := time.Now()
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("grader panic: %v", p)
-		}
-		if err != nil {
-			reward = GraderFailedReward
-			ev.Error = err.Error()
-			fmt.Fprintf(o.Log, "[grader] failed: %v\n", err)
-		}
-		ev.Reward = reward
-		ev.Timings["total"] = time.Since(start).Seconds()
-		if werr := writeOutputs(o.OutDir, reward, ev); werr != nil && err == nil {
-			err = werr
-		}
-	}()
+	var reward map[string]float64
+	total, err := steps.Attempt(o.Log, func() (err error) {
+		reward, err = grade(ctx, o, ev)
+		return err
+	})
+	if err != nil {
+		reward = GraderFailedReward
+		ev.Error = err.Error()
+	}
+	ev.Reward = reward
+	ev.Timings["total"] = total
+	if werr := writeOutputs(o.OutDir, reward, ev); werr != nil && err == nil {
+		err = werr
+	}
+	return reward, err
+}
+
+// grade grades the agent's patch, or the bundle's oracle patches.
+func grade(ctx context.Context, o Options, ev *Eval) (map[string]float64, error) {
 	g, err := newGrader(o, ev)
 	if err != nil {
 		return nil, err
@@ -148,19 +149,15 @@ func rewardMap(r Reward) map[string]float64 {
 }
 
 func writeOutputs(dir string, reward map[string]float64, ev *Eval) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	rb, err := json.Marshal(reward)
 	if err != nil {
 		return err
 	}
-	eb, err := json.MarshalIndent(ev, "", "  ")
+	eb, err := steps.IndentedJSON(ev)
 	if err != nil {
 		return err
 	}
-	return errors.Join(os.WriteFile(filepath.Join(dir, "reward.json"), append(rb, '\n'), 0o644),
-		os.WriteFile(filepath.Join(dir, "eval.json"), append(eb, '\n'), 0o644))
+	return steps.WriteResults(dir, steps.File{Name: "reward.json", Data: append(rb, '\n')}, steps.File{Name: "eval.json", Data: eb})
 }
 
 type grader struct {
@@ -170,7 +167,7 @@ type grader struct {
 	bugs      []Bug
 	baseTests []string
 	tests     testMatcher
-	git       git
+	repo      steps.Repo
 }
 
 func newGrader(o Options, ev *Eval) (*grader, error) {
@@ -199,19 +196,16 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 	}
 	ev.BaseRef = b.BaseRef
 	return &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base, tests: tests,
-		git: git{dir: workdir, base: b.BaseRef}}, nil
+		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}}, nil
 }
 
 // timed records the seconds fn takes under name.
 func (g *grader) timed(name string, fn func() error) error {
-	start := time.Now()
-	err := fn()
-	g.ev.Timings[name] += time.Since(start).Seconds()
-	return err
+	return steps.Timings(g.ev.Timings).Time(name, fn)
 }
 
 func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.git.reset); err != nil {
+	if err := g.timed("reset", g.repo.Reset); err != nil {
 		return Reward{}, err
 	}
 	var applied bool
@@ -247,7 +241,7 @@ func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
 // (anything else is the bundle's fault, a grader error), and each bug is graded with its own
 // oracle patch on a fresh tree.
 func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.git.reset); err != nil {
+	if err := g.timed("reset", g.repo.Reset); err != nil {
 		return Reward{}, err
 	}
 	if err := g.timed("build", func() error { return g.build(ctx) }); err != nil {
@@ -266,10 +260,10 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 			if bug.OraclePatch == "" {
 				return fmt.Errorf("bug %s has no oracle_patch", bug.ID)
 			}
-			if err := g.git.reset(); err != nil {
+			if err := g.repo.Reset(); err != nil {
 				return err
 			}
-			if msg, err := g.git.apply(filepath.Join(g.o.BundleDir, bug.OraclePatch), false); err != nil {
+			if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.OraclePatch), false); err != nil {
 				return fmt.Errorf("bug %s: oracle patch does not apply: %s", bug.ID, msg)
 			}
 			if err := g.build(ctx); err != nil {
@@ -306,10 +300,10 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	rep.Present, rep.Bytes, rep.SHA256 = true, len(data), hex.EncodeToString(sum[:])
 	rep.PatchStats = ParsePatch(data)
 	rep.FilesChanged = len(rep.Files)
-	if msg, err := g.git.apply(g.o.PatchPath, true); err != nil {
+	if msg, err := g.repo.Apply(g.o.PatchPath, true); err != nil {
 		rep.ApplyError = msg
 		fmt.Fprintf(g.o.Log, "[grader] the agent's patch does not apply, grading the unpatched tree: %s\n", msg)
-		return false, g.git.reset()
+		return false, g.repo.Reset()
 	}
 	rep.Applied = true
 	var touched []string
@@ -318,7 +312,7 @@ func (g *grader) applyAgentPatch() (bool, error) {
 			touched = append(touched, p)
 		}
 	}
-	rep.RestoredTestFiles, rep.RemovedTestFiles, err = g.git.restore(touched)
+	rep.RestoredTestFiles, rep.RemovedTestFiles, err = g.repo.Restore(touched)
 	if len(touched) > 0 {
 		fmt.Fprintf(g.o.Log, "[grader] undid the patch's changes to test files: restored %v, removed %v\n",
 			rep.RestoredTestFiles, rep.RemovedTestFiles)
@@ -365,7 +359,7 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport,
 		g.ev.Bugs = append(g.ev.Bugs, rep)
 	}()
 	testPatch := filepath.Join(g.o.BundleDir, bug.TestPatch)
-	if msg, err := g.git.apply(testPatch, false); err != nil {
+	if msg, err := g.repo.Apply(testPatch, false); err != nil {
 		if oracle {
 			return rep, fmt.Errorf("bug %s: test patch does not apply: %s", bug.ID, msg)
 		}
@@ -382,7 +376,7 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport,
 	rep.BugOutcome = OutcomeOf(bug.FailToPass, res)
 	rep.Resolved, rep.Partial = rep.BugOutcome.Resolved(), rep.BugOutcome.Partial()
 	fmt.Fprintf(g.o.Log, "[grader] bug %s: %d passed, %d failed, resolved=%v\n", bug.ID, len(rep.Passed), len(rep.Failed), rep.Resolved)
-	if msg, err := g.git.revert(testPatch); err != nil {
+	if msg, err := g.repo.Revert(testPatch); err != nil {
 		return rep, fmt.Errorf("bug %s: cannot revert its test patch: %s", bug.ID, msg)
 	}
 	return rep, nil
@@ -399,13 +393,13 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 	defer os.Remove(out.Name())
 	defer out.Close()
 	if s.Report != "" {
-		os.Remove(filepath.Join(g.git.dir, s.Report)) // never read a stale report
+		os.Remove(filepath.Join(g.repo.Dir, s.Report)) // never read a stale report
 	}
 	rep := &SuiteReport{StepReport: g.shell(ctx, command, s.TimeoutSec, defaultSuiteTimeout, io.MultiWriter(g.o.Log, out)),
 		Counts: map[testresults.Status]int{}}
 	var src io.Reader = out
 	if s.Report != "" {
-		f, err := os.Open(filepath.Join(g.git.dir, s.Report))
+		f, err := os.Open(filepath.Join(g.repo.Dir, s.Report))
 		if err != nil {
 			rep.ParseError = err.Error()
 			return rep, testresults.Results{}, nil
@@ -433,10 +427,10 @@ func (g *grader) shell(ctx context.Context, command string, timeoutSec, defaultS
 		timeoutSec = defaultSec
 	}
 	fmt.Fprintf(g.o.Log, "[grader] $ %s\n", command)
-	res := proctree.Run(ctx, proctree.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: g.git.dir, Env: os.Environ(),
+	res := steps.RunUnderTimeout(ctx, steps.Command{Path: "sh", Args: []string{"-c", command}, Dir: g.repo.Dir,
 		Output: out, Timeout: time.Duration(timeoutSec * float64(time.Second)), Grace: 5 * time.Second})
 	rep := StepReport{Command: command, ExitCode: res.ExitCode, TimedOut: res.TimedOut || res.Canceled,
-		Seconds: res.Finished.Sub(res.Started).Seconds()}
+		Seconds: steps.Seconds(res)}
 	if res.StartErr != nil {
 		fmt.Fprintf(g.o.Log, "[grader] cannot run sh: %v\n", res.StartErr)
 	}
@@ -459,90 +453,3 @@ func shellQuoteAll(args []string) string {
 }
 
 func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
-
-// git runs git in the repository.
-type git struct {
-	dir, base string
-}
-
-func (g git) run(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = g.dir
-	// Paths from patches are file names, never pathspec patterns.
-	cmd.Env = append(os.Environ(), "GIT_LITERAL_PATHSPECS=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return strings.TrimSpace(string(out)), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return string(out), nil
-}
-
-// reset puts the work tree back at the base: tracked files reset, untracked files removed
-// (ignored ones, such as build products of the image, are kept).
-func (g git) reset() error {
-	if _, err := g.run("reset", "-q", "--hard", g.base); err != nil {
-		return err
-	}
-	_, err := g.run("clean", "-q", "-f", "-d")
-	return err
-}
-
-// apply applies a patch file to the work tree; on failure it returns git's message.
-func (g git) apply(patch string, binary bool) (string, error) {
-	args := []string{"apply", "--whitespace=nowarn"}
-	if binary {
-		args = append(args, "--binary")
-	}
-	abs, err := filepath.Abs(patch)
-	if err != nil {
-		return err.Error(), err
-	}
-	out, err := g.run(append(args, abs)...)
-	return out, err
-}
-
-// revert reverse-applies a patch.
-func (g git) revert(patch string) (string, error) {
-	abs, err := filepath.Abs(patch)
-	if err != nil {
-		return err.Error(), err
-	}
-	return g.run("apply", "-R", "--whitespace=nowarn", abs)
-}
-
-// restore puts paths back as they are at the base: checked out when they exist there,
-// removed when they do not.
-func (g git) restore(paths []string) (restored, removed []string, err error) {
-	if len(paths) == 0 {
-		return nil, nil, nil
-	}
-	out, err := g.run(append([]string{"ls-tree", "-r", "-z", "--name-only", g.base, "--"}, paths...)...)
-	if err != nil {
-		return nil, nil, err
-	}
-	atBase := map[string]bool{}
-	for _, p := range strings.Split(out, "\x00") {
-		atBase[p] = true
-	}
-	for _, p := range paths {
-		if atBase[p] {
-			restored = append(restored, p)
-			continue
-		}
-		if !filepath.IsLocal(p) { // git apply refuses such paths; never delete outside the tree
-			return nil, nil, fmt.Errorf("patch path %q leaves the work tree", p)
-		}
-		if err := os.RemoveAll(filepath.Join(g.dir, filepath.FromSlash(p))); err != nil {
-			return nil, nil, err
-		}
-		removed = append(removed, p)
-	}
-	if len(restored) > 0 {
-		if _, err := g.run(append([]string{"checkout", "-q", g.base, "--"}, restored...)...); err != nil {
-			return nil, nil, err
-		}
-	}
-	sort.Strings(restored)
-	sort.Strings(removed)
-	return restored, removed, nil
-}

@@ -1,0 +1,41 @@
+package steps
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/proctree"
+)
+
+// Command is one run of a suite, a build or a script.
+type Command struct {
+	Path string
+	Args []string
+	Dir  string
+	// Env is the environment; nil means this process's.
+	Env    []string
+	Output io.Writer
+	// Timeout bounds the whole process tree; zero or less means the time is already up.
+	Timeout time.Duration
+	// Grace is how long the tree gets between SIGTERM and SIGKILL.
+	Grace time.Duration
+}
+
+// RunUnderTimeout runs c as a process tree under its timeout. When no time is left it does
+// not start c and reports a timeout.
+func RunUnderTimeout(ctx context.Context, c Command) proctree.Result {
+	if c.Timeout <= 0 {
+		return proctree.Result{ExitCode: -1, TimedOut: true}
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return proctree.Run(ctx, proctree.Cmd{Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env, Output: c.Output,
+		Timeout: c.Timeout, Grace: c.Grace})
+}
+
+// Seconds is how long a finished run took.
+func Seconds(res proctree.Result) float64 { return res.Finished.Sub(res.Started).Seconds() }
