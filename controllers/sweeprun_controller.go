@@ -23,19 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
-)
-
-// Condition reasons of a SweepRun.
-const (
-	ReasonTasksNotFound   = "TasksNotFound"
-	ReasonNoTasks         = "NoTasksSelected"
-	ReasonRunning         = "TrialsRunning"
-	ReasonAllFinished     = "AllTrialsFinished"
-	ReasonNothingMeasured = "NothingMeasured"
-	ReasonSuspended       = "Suspended"
-	ReasonResumed         = "Resumed"
 )
 
 // SweepRunReconciler fans a campaign out into trials and aggregates them.
@@ -117,12 +107,12 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	st.Progress = fmt.Sprintf("%d/%d", campaign.FinishedTrials(st.Trials), len(plan))
 
 	if len(missing) > 0 {
-		r.setPhase(run, evalv1.SweepRunPending, evalv1.SweepRunProgressing, metav1.ConditionFalse, ReasonTasksNotFound,
+		r.setPhase(run, evalv1.SweepRunPending, evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.TasksNotFound,
 			fmt.Sprintf("no task ConfigMap labelled %s for: %s; apply the task catalogue", evalv1.LabelTask, strings.Join(missing, ", ")))
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
 	if len(tasks) == 0 {
-		r.setPhase(run, evalv1.SweepRunPending, evalv1.SweepRunProgressing, metav1.ConditionFalse, ReasonNoTasks,
+		r.setPhase(run, evalv1.SweepRunPending, evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.NoTasksSelected,
 			"spec.tasks selects no task ConfigMap in this namespace; apply the task catalogue or fix the selection")
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	}
@@ -140,25 +130,25 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	case int(finished) == len(plan):
 		st.CompletionTime = &metav1.Time{Time: now}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.SweepRunProgressing, Status: metav1.ConditionFalse,
-			Reason: ReasonAllFinished, Message: st.Progress + " trials finished", ObservedGeneration: run.Generation})
+			Reason: reasons.AllTrialsFinished, Message: st.Progress + " trials finished", ObservedGeneration: run.Generation})
 		meta.RemoveStatusCondition(&st.Conditions, evalv1.SweepRunSuspended)
 		if st.GradedTrials == 0 {
-			r.setPhase(run, evalv1.SweepRunFailedPh, evalv1.SweepRunFailed, metav1.ConditionTrue, ReasonNothingMeasured,
+			r.setPhase(run, evalv1.SweepRunFailedPh, evalv1.SweepRunFailed, metav1.ConditionTrue, reasons.NothingMeasured,
 				fmt.Sprintf("every trial ended without a measurement (%d evaluation failures); see the trials' reasons", st.EvaluationFailures))
 		} else {
-			r.setPhase(run, evalv1.SweepRunSucceeded, evalv1.SweepRunComplete, metav1.ConditionTrue, ReasonAllFinished,
+			r.setPhase(run, evalv1.SweepRunSucceeded, evalv1.SweepRunComplete, metav1.ConditionTrue, reasons.AllTrialsFinished,
 				fmt.Sprintf("score %s over %d bugs (%d evaluation failures)", st.Score, st.BugsTotal, st.EvaluationFailures))
 		}
 		return r.applyTTL(ctx, run, now)
 	case run.Spec.Suspend:
-		r.setPhase(run, evalv1.SweepRunSuspend, evalv1.SweepRunSuspended, metav1.ConditionTrue, ReasonSuspended,
+		r.setPhase(run, evalv1.SweepRunSuspend, evalv1.SweepRunSuspended, metav1.ConditionTrue, reasons.Suspended,
 			"spec.suspend is true: no new trials start; running trials finish")
 	default:
 		if meta.IsStatusConditionTrue(st.Conditions, evalv1.SweepRunSuspended) {
 			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.SweepRunSuspended, Status: metav1.ConditionFalse,
-				Reason: ReasonResumed, Message: "spec.suspend is false", ObservedGeneration: run.Generation})
+				Reason: reasons.Resumed, Message: "spec.suspend is false", ObservedGeneration: run.Generation})
 		}
-		r.setPhase(run, evalv1.SweepRunRunning, evalv1.SweepRunProgressing, metav1.ConditionTrue, ReasonRunning,
+		r.setPhase(run, evalv1.SweepRunRunning, evalv1.SweepRunProgressing, metav1.ConditionTrue, reasons.TrialsRunning,
 			fmt.Sprintf("%s trials finished, %d running", st.Progress, st.Trials.Running+st.Trials.Verifying))
 	}
 	return ctrl.Result{}, nil

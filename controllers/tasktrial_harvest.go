@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -114,7 +115,7 @@ func (s *trialScope) harvest(ctx context.Context, stage podcontract.Stage, sum *
 
 func (s *trialScope) readOutputs(ctx context.Context, sum *podcontract.Summary, pod *corev1.Pod) (map[string][]byte, *failure.Verdict) {
 	lost := func(err error) *failure.Verdict {
-		return &failure.Verdict{Done: true, Class: failure.ClassInfrastructure, Reason: failure.ReasonCollectorLost,
+		return &failure.Verdict{Done: true, Class: failure.ClassInfrastructure, Reason: reasons.CollectorLost,
 			Message: "reading the collector's outputs: " + err.Error()}
 	}
 	if !sum.Streamed {
@@ -173,7 +174,7 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 }
 
 func tooLarge(what string, size int64) *failure.Verdict {
-	return &failure.Verdict{Done: true, Class: failure.ClassInput, Reason: failure.ReasonPatchTooLarge,
+	return &failure.Verdict{Done: true, Class: failure.ClassInput, Reason: reasons.PatchTooLarge,
 		Message: fmt.Sprintf("%s has %d bytes, more than the %d an object can hold; shrink the change or configure an artifact bucket", what, size, MaxSecretPayload)}
 }
 

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -67,7 +68,7 @@ func (s *trialScope) metaNow() *metav1.Time {
 func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	spec := &s.trial.Spec
 	fail := func(msg string) (ctrl.Result, bool, error) {
-		s.finish(evalv1.TrialError, failure.ReasonInvalidTask, msg)
+		s.finish(evalv1.TrialError, reasons.InvalidTask, msg)
 		return ctrl.Result{}, true, nil
 	}
 	if spec.Definition == "" {
@@ -276,7 +277,7 @@ func (s *trialScope) recordStageEnd(stage podcontract.Stage, ss *evalv1.StageSta
 	}
 	reason := v.Reason
 	if reason == "" {
-		reason = "Completed"
+		reason = reasons.Completed
 	}
 	st := &s.trial.Status
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: conditionOf(stage), Status: metav1.ConditionTrue,
@@ -300,12 +301,12 @@ func (s *trialScope) finish(phase evalv1.TrialPhase, reason, message string) {
 // reason (AgentTimeout, ...) when it had one.
 func (s *trialScope) finishGraded() {
 	st := &s.trial.Status
-	reason, message := "Graded", fmt.Sprintf("score %s", st.Score)
+	reason, message := reasons.Graded, fmt.Sprintf("score %s", st.Score)
 	if st.Agent != nil && st.Agent.Reason != "" {
 		reason, message = st.Agent.Reason, st.Agent.Message
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialVerified, Status: metav1.ConditionTrue,
-		Reason: "Graded", Message: fmt.Sprintf("score %s", st.Score), ObservedGeneration: s.trial.Generation})
+		Reason: reasons.Graded, Message: fmt.Sprintf("score %s", st.Score), ObservedGeneration: s.trial.Generation})
 	s.finish(evalv1.TrialSucceeded, reason, message)
 }
 
