@@ -188,7 +188,7 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 	}
 	verdict := failure.Classify(obs)
 	if !verdict.Done {
-		return ctrl.Result{RequeueAfter: s.recheckAfter(obs)}, true, nil
+		return ctrl.Result{RequeueAfter: obs.RecheckAfter()}, true, nil
 	}
 	decision := failure.Next(verdict, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
 	if decision.Step == failure.StepProceed {
@@ -224,18 +224,6 @@ func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss 
 		ss.StartTime = s.metaNow()
 	}
 	return ctrl.Result{RequeueAfter: s.r.StartTimeout}, true, nil
-}
-
-// recheckAfter wakes the trial when its start timeout would expire, or soon when its Job has
-// finished but the Pod's final status is not in yet; Job and Pod events wake it for the rest.
-func (s *trialScope) recheckAfter(obs failure.Stage) time.Duration {
-	if obs.Finished() {
-		return time.Second
-	}
-	if obs.Pod != nil && obs.Pod.Started {
-		return 0
-	}
-	return max(obs.JobCreated.Add(obs.StartTimeout).Sub(s.now), time.Second)
 }
 
 func (s *trialScope) retry(ctx context.Context, stage podcontract.Stage, ss **evalv1.StageStatus, class failure.Class, d failure.Decision) (ctrl.Result, bool, error) {
