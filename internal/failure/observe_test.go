@@ -12,7 +12,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
-
 func TestObserveJob(t *testing.T) {
 	cond := func(typ batchv1.JobConditionType, status corev1.ConditionStatus, reason string) batchv1.JobCondition {
 		return batchv1.JobCondition{Type: typ, Status: status, Reason: reason, Message: "m", LastTransitionTime: metav1.NewTime(t0.Add(time.Minute))}
