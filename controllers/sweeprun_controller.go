@@ -3,17 +3,13 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,26 +23,13 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 )
 
-// Condition reasons of a SweepRun.
-const (
-	ReasonTasksNotFound   = "TasksNotFound"
-	ReasonNoTasks         = "NoTasksSelected"
-	ReasonRunning         = "TrialsRunning"
-	ReasonAllFinished     = "AllTrialsFinished"
-	ReasonNothingMeasured = "NothingMeasured"
-	ReasonSuspended       = "Suspended"
-	ReasonResumed         = "Resumed"
-)
-
-// SweepRunReconciler fans a campaign out into trials and aggregates them.
+// SweepRunReconciler fans a campaign out into trials and aggregates them. Its decisions are
+// internal/campaign's; it gathers the facts and writes the status once.
 type SweepRunReconciler struct {
 	client.Client
 	MaxConcurrentReconciles int
 
-	// created remembers trials created but not yet seen in the cache, so that a stale cache
-	// can neither cause a double create nor let parallelism be exceeded.
-	mu      sync.Mutex
-	created map[types.NamespacedName]sets.Set[string]
+	created campaign.CreatedTrials
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
@@ -59,7 +42,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	run := &evalv1.SweepRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.forget(req.NamespacedName)
+			r.created.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -69,15 +52,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	before := run.Status.DeepCopy()
 	result, err := r.reconcile(ctx, run)
 	run.Status.ObservedGeneration = run.Generation
-	if !equality.Semantic.DeepEqual(before, &run.Status) {
-		if uerr := r.Status().Update(ctx, run); uerr != nil {
-			if apierrors.IsConflict(uerr) {
-				return ctrl.Result{Requeue: true}, nil
-			}
-			return ctrl.Result{}, uerr
-		}
-	}
-	return result, err
+	return writeStatus(ctx, r.Client, run, !equality.Semantic.DeepEqual(before, &run.Status), result, err)
 }
 
 func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun) (ctrl.Result, error) {
@@ -97,76 +72,32 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	existing := sets.New[string]()
-	unfinished := 0
+	seen := sets.New[string]()
 	for i := range trials {
-		existing.Insert(trials[i].Name)
-		if !trials[i].Status.Phase.Finished() {
-			unfinished++
-		}
+		seen.Insert(trials[i].Name)
 	}
-	key := client.ObjectKeyFromObject(run)
-	pending := r.pendingCreates(key, existing)
-	unfinished += pending.Len()
-
+	unseen := r.created.Unseen(client.ObjectKeyFromObject(run), seen)
 	plan := campaign.Plan(run, tasks)
-	st.Tasks = int32(len(tasks))
-	st.Trials = campaign.Counts(trials, int32(len(plan)))
-	st.Trials.Created += int32(pending.Len())
-	campaign.Aggregate(st, trials)
-	st.Progress = fmt.Sprintf("%d/%d", campaign.FinishedTrials(st.Trials), len(plan))
+	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
 
-	if len(missing) > 0 {
-		r.setPhase(run, evalv1.SweepRunPending, evalv1.SweepRunProgressing, metav1.ConditionFalse, ReasonTasksNotFound,
-			fmt.Sprintf("no task ConfigMap labelled %s for: %s; apply the task catalogue", evalv1.LabelTask, strings.Join(missing, ", ")))
-		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
-	}
-	if len(tasks) == 0 {
-		r.setPhase(run, evalv1.SweepRunPending, evalv1.SweepRunProgressing, metav1.ConditionFalse, ReasonNoTasks,
-			"spec.tasks selects no task ConfigMap in this namespace; apply the task catalogue or fix the selection")
-		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
-	}
-
-	exists := func(name string) bool { return existing.Has(name) || pending.Has(name) }
-	for _, p := range campaign.ToCreate(plan, exists, unfinished, run.Spec.Parallelism, run.Spec.Suspend) {
-		if err := r.createTrial(ctx, run, p); err != nil {
-			return ctrl.Result{}, err
+	decision := campaign.Decide(run, missing, len(plan))
+	if !decision.WaitForTasks {
+		exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
+		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend) {
+			if err := r.createTrial(ctx, run, p); err != nil {
+				return ctrl.Result{}, err
+			}
+			st.Trials.Created++
 		}
-		st.Trials.Created++
 	}
-
-	finished := campaign.FinishedTrials(st.Trials)
+	decision.Apply(st, now)
 	switch {
-	case int(finished) == len(plan):
-		st.CompletionTime = &metav1.Time{Time: now}
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.SweepRunProgressing, Status: metav1.ConditionFalse,
-			Reason: ReasonAllFinished, Message: st.Progress + " trials finished", ObservedGeneration: run.Generation})
-		meta.RemoveStatusCondition(&st.Conditions, evalv1.SweepRunSuspended)
-		if st.GradedTrials == 0 {
-			r.setPhase(run, evalv1.SweepRunFailedPh, evalv1.SweepRunFailed, metav1.ConditionTrue, ReasonNothingMeasured,
-				fmt.Sprintf("every trial ended without a measurement (%d evaluation failures); see the trials' reasons", st.EvaluationFailures))
-		} else {
-			r.setPhase(run, evalv1.SweepRunSucceeded, evalv1.SweepRunComplete, metav1.ConditionTrue, ReasonAllFinished,
-				fmt.Sprintf("score %s over %d bugs (%d evaluation failures)", st.Score, st.BugsTotal, st.EvaluationFailures))
-		}
+	case decision.WaitForTasks:
+		return ctrl.Result{RequeueAfter: campaign.TaskRecheck}, nil
+	case decision.Complete:
 		return r.applyTTL(ctx, run, now)
-	case run.Spec.Suspend:
-		r.setPhase(run, evalv1.SweepRunSuspend, evalv1.SweepRunSuspended, metav1.ConditionTrue, ReasonSuspended,
-			"spec.suspend is true: no new trials start; running trials finish")
-	default:
-		if meta.IsStatusConditionTrue(st.Conditions, evalv1.SweepRunSuspended) {
-			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.SweepRunSuspended, Status: metav1.ConditionFalse,
-				Reason: ReasonResumed, Message: "spec.suspend is false", ObservedGeneration: run.Generation})
-		}
-		r.setPhase(run, evalv1.SweepRunRunning, evalv1.SweepRunProgressing, metav1.ConditionTrue, ReasonRunning,
-			fmt.Sprintf("%s trials finished, %d running", st.Progress, st.Trials.Running+st.Trials.Verifying))
 	}
 	return ctrl.Result{}, nil
-}
-
-func (r *SweepRunReconciler) setPhase(run *evalv1.SweepRun, phase evalv1.SweepRunPhase, cond string, status metav1.ConditionStatus, reason, msg string) {
-	run.Status.Phase = phase
-	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: cond, Status: status, Reason: reason, Message: msg, ObservedGeneration: run.Generation})
 }
 
 func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepRun) ([]campaign.Task, []string, error) {
@@ -212,49 +143,15 @@ func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepR
 	if err := r.Create(ctx, trial); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create trial %s: %w", p.Name, err)
 	}
-	r.remember(client.ObjectKeyFromObject(run), p.Name)
+	r.created.Remember(client.ObjectKeyFromObject(run), p.Name)
 	return nil
-}
-
-func (r *SweepRunReconciler) remember(key types.NamespacedName, name string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.created == nil {
-		r.created = map[types.NamespacedName]sets.Set[string]{}
-	}
-	if r.created[key] == nil {
-		r.created[key] = sets.New[string]()
-	}
-	r.created[key].Insert(name)
-}
-
-// pendingCreates returns the trials created but not yet in the cache, and forgets the rest.
-func (r *SweepRunReconciler) pendingCreates(key types.NamespacedName, seen sets.Set[string]) sets.Set[string] {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	pending := r.created[key]
-	if pending == nil {
-		return sets.New[string]()
-	}
-	pending.Delete(seen.UnsortedList()...)
-	return pending.Clone()
-}
-
-func (r *SweepRunReconciler) forget(key types.NamespacedName) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.created, key)
 }
 
 // applyTTL deletes a finished campaign once its TTL has passed.
 func (r *SweepRunReconciler) applyTTL(ctx context.Context, run *evalv1.SweepRun, now time.Time) (ctrl.Result, error) {
-	ttl := run.Spec.TTLSecondsAfterFinished
-	if ttl == nil || run.Status.CompletionTime == nil {
-		return ctrl.Result{}, nil
-	}
-	expires := run.Status.CompletionTime.Add(time.Duration(*ttl) * time.Second)
-	if now.Before(expires) {
-		return ctrl.Result{RequeueAfter: expires.Sub(now)}, nil
+	wait, expired := campaign.Expiry(run, now)
+	if !expired {
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	err := r.Delete(ctx, run, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -8,7 +8,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -66,15 +65,7 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	s := &trialScope{r: r, trial: trial, now: time.Now()}
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
-	if !equality.Semantic.DeepEqual(before, &trial.Status) {
-		if uerr := r.Status().Update(ctx, trial); uerr != nil {
-			if apierrors.IsConflict(uerr) {
-				return ctrl.Result{Requeue: true}, nil
-			}
-			return ctrl.Result{}, uerr
-		}
-	}
-	return result, err
+	return writeStatus(ctx, r.Client, trial, !equality.Semantic.DeepEqual(before, &trial.Status), result, err)
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded harvest is

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -29,74 +29,16 @@ func ResultsSecretName(trial string) string { return trial + "-results" }
 
 // observe reads the stage's Job and newest Pod into the failure package's terms.
 func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *batchv1.Job) (failure.Stage, *corev1.Pod, error) {
-	obs := failure.Stage{Stage: stage, Now: s.now, JobCreated: job.CreationTimestamp.Time, StartTimeout: s.r.StartTimeout}
-	for _, c := range job.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			obs.JobComplete, obs.JobFinishedAt = true, c.LastTransitionTime.Time
-		case batchv1.JobFailed:
-			obs.JobFailed, obs.JobFailureReason, obs.JobFailureMessage = true, c.Reason, c.Message
-			obs.JobFinishedAt = c.LastTransitionTime.Time
-		}
-	}
+	obs := failure.ObserveJob(stage, job, s.now, s.r.StartTimeout)
 	pods := &corev1.PodList{}
 	if err := s.r.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
 		return obs, nil, err
 	}
-	if len(pods.Items) == 0 {
-		return obs, nil, nil
-	}
-	sort.Slice(pods.Items, func(i, j int) bool {
-		return pods.Items[j].CreationTimestamp.Before(&pods.Items[i].CreationTimestamp)
-	})
-	pod := &pods.Items[0]
-	obs.Pod = podObservation(pod, podbuild.MainContainer(stage))
-	if msg := collectorMessage(pod); msg != "" {
-		sum, err := podcontract.DecodeSummary(msg)
-		if err != nil {
-			obs.SummaryError = err
-		} else {
-			obs.Summary = &sum
-		}
+	pod := failure.NewestPod(pods.Items)
+	if pod != nil {
+		obs.ObservePod(pod)
 	}
 	return obs, pod, nil
-}
-
-func podObservation(pod *corev1.Pod, main string) *failure.Pod {
-	p := &failure.Pod{Reason: pod.Status.Reason, Message: pod.Status.Message,
-		Terminal: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
-			p.Disruption = c.Reason
-		}
-	}
-	for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
-		if cs.State.Waiting != nil && cs.State.Waiting.Reason != "" {
-			p.Waiting = append(p.Waiting, failure.ContainerWaiting{Container: cs.Name, Reason: cs.State.Waiting.Reason, Message: cs.State.Waiting.Message})
-		}
-		if cs.Name == main && (cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil) {
-			p.Started = true
-		}
-	}
-	return p
-}
-
-func collectorMessage(pod *corev1.Pod) string {
-	for _, cs := range pod.Status.InitContainerStatuses {
-		if cs.Name != podbuild.CollectorContainer {
-			continue
-		}
-		if t := cs.State.Terminated; t != nil && t.Message != "" {
-			return t.Message
-		}
-		if t := cs.LastTerminationState.Terminated; t != nil {
-			return t.Message
-		}
-	}
-	return ""
 }
 
 // harvest takes a finished stage's outputs into the trial. A returned verdict replaces the
@@ -114,7 +56,7 @@ func (s *trialScope) harvest(ctx context.Context, stage podcontract.Stage, sum *
 
 func (s *trialScope) readOutputs(ctx context.Context, sum *podcontract.Summary, pod *corev1.Pod) (map[string][]byte, *failure.Verdict) {
 	lost := func(err error) *failure.Verdict {
-		return &failure.Verdict{Done: true, Class: failure.ClassInfrastructure, Reason: failure.ReasonCollectorLost,
+		return &failure.Verdict{Done: true, Class: failure.ClassInfrastructure, Reason: reasons.CollectorLost,
 			Message: "reading the collector's outputs: " + err.Error()}
 	}
 	if !sum.Streamed {
@@ -173,7 +115,7 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 }
 
 func tooLarge(what string, size int64) *failure.Verdict {
-	return &failure.Verdict{Done: true, Class: failure.ClassInput, Reason: failure.ReasonPatchTooLarge,
+	return &failure.Verdict{Done: true, Class: failure.ClassInput, Reason: reasons.PatchTooLarge,
 		Message: fmt.Sprintf("%s has %d bytes, more than the %d an object can hold; shrink the change or configure an artifact bucket", what, size, MaxSecretPayload)}
 }
 

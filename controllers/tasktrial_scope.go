@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
@@ -68,7 +69,7 @@ func (s *trialScope) metaNow() *metav1.Time {
 func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	spec := &s.trial.Spec
 	fail := func(msg string) (ctrl.Result, bool, error) {
-		s.finish(evalv1.TrialError, failure.ReasonInvalidTask, msg)
+		s.finish(evalv1.TrialError, reasons.InvalidTask, msg)
 		return ctrl.Result{}, true, nil
 	}
 	if spec.Definition == "" {
@@ -196,7 +197,7 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 	}
 	verdict := failure.Classify(obs)
 	if !verdict.Done {
-		return ctrl.Result{RequeueAfter: s.recheckAfter(obs)}, true, nil
+		return ctrl.Result{RequeueAfter: obs.RecheckAfter()}, true, nil
 	}
 	decision := failure.Next(verdict, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
 	if decision.Step == failure.StepProceed {
@@ -232,18 +233,6 @@ func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss 
 		ss.StartTime = s.metaNow()
 	}
 	return ctrl.Result{RequeueAfter: s.r.StartTimeout}, true, nil
-}
-
-// recheckAfter wakes the trial when its start timeout would expire, or soon when its Job has
-// finished but the Pod's final status is not in yet; Job and Pod events wake it for the rest.
-func (s *trialScope) recheckAfter(obs failure.Stage) time.Duration {
-	if obs.Finished() {
-		return time.Second
-	}
-	if obs.Pod != nil && obs.Pod.Started {
-		return 0
-	}
-	return max(obs.JobCreated.Add(obs.StartTimeout).Sub(s.now), time.Second)
 }
 
 func (s *trialScope) retry(ctx context.Context, stage podcontract.Stage, ss **evalv1.StageStatus, class failure.Class, d failure.Decision) (ctrl.Result, bool, error) {
@@ -285,7 +274,7 @@ func (s *trialScope) recordStageEnd(stage podcontract.Stage, ss *evalv1.StageSta
 	}
 	reason := v.Reason
 	if reason == "" {
-		reason = "Completed"
+		reason = reasons.Completed
 	}
 	st := &s.trial.Status
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: conditionOf(stage), Status: metav1.ConditionTrue,
@@ -309,12 +298,12 @@ func (s *trialScope) finish(phase evalv1.TrialPhase, reason, message string) {
 // reason (AgentTimeout, ...) when it had one.
 func (s *trialScope) finishGraded() {
 	st := &s.trial.Status
-	reason, message := "Graded", fmt.Sprintf("score %s", st.Score)
+	reason, message := reasons.Graded, fmt.Sprintf("score %s", st.Score)
 	if st.Agent != nil && st.Agent.Reason != "" {
 		reason, message = st.Agent.Reason, st.Agent.Message
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialVerified, Status: metav1.ConditionTrue,
-		Reason: "Graded", Message: fmt.Sprintf("score %s", st.Score), ObservedGeneration: s.trial.Generation})
+		Reason: reasons.Graded, Message: fmt.Sprintf("score %s", st.Score), ObservedGeneration: s.trial.Generation})
 	s.finish(evalv1.TrialSucceeded, reason, message)
 }
 

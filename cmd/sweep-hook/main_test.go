@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -236,7 +237,7 @@ func TestSIGTERM(t *testing.T) {
 			t.Fatalf("%v: %s", err, out)
 		}
 		s, outputs := p.harvest(out.Bytes())
-		if s.Done || s.Reason != pc.ReasonCollectorInterrupted || string(outputs[pc.RecordTestStdout]) != "partial" {
+		if s.Done || s.Reason != reasons.CollectorInterrupted || string(outputs[pc.RecordTestStdout]) != "partial" {
 			t.Fatalf("summary %+v outputs %q", s, outputs)
 		}
 	})
@@ -281,7 +282,7 @@ func TestSIGTERM(t *testing.T) {
 			t.Fatalf("%v: %s", err, out)
 		}
 		d, err := hook.ReadDone(p.Done)
-		if err != nil || d.Reason != pc.ReasonAgentTimeout || d.Message != "agent terminated" {
+		if err != nil || d.Reason != reasons.AgentTimeout || d.Message != "agent terminated" {
 			t.Fatalf("done %+v, %v", d, err)
 		}
 		// The stage's children are gone with it, the setsid daemon too.

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
@@ -98,7 +99,7 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 	switch {
 	case scored.Measured:
 		out.Rewards, out.RewardJSON = scored.Rewards, results[podcontract.RecordReward]
-	case tr.Status.GraderFailed || tr.Status.Reason == podcontract.ReasonGraderFailed:
+	case tr.Status.GraderFailed || tr.Status.Reason == reasons.GraderFailed:
 		// Harbor and SWE-sweep tools see a grader failure in reward.json itself and drop it.
 		out.RewardJSON = results[podcontract.RecordReward]
 		if out.RewardJSON == nil {

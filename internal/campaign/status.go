@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"fmt"
 	"strconv"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -65,4 +66,14 @@ func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring
 	status.ScoreIgnoringRegressions = scoring.Format(rep.ScoreIgnoringRegressions)
 	status.MeanReward = scoring.Format(rep.MeanReward)
 	return rep
+}
+
+// Summarize fills a campaign's counts, scores and progress: its selected tasks, the trials it
+// plans, the trials listed, and unseen, the trials created but not yet in the cache.
+func Summarize(st *evalv1.SweepRunStatus, tasks, planned int, trials []evalv1.TaskTrial, unseen int) {
+	st.Tasks = int32(tasks)
+	st.Trials = Counts(trials, int32(planned))
+	st.Trials.Created += int32(unseen)
+	Aggregate(st, trials)
+	st.Progress = fmt.Sprintf("%d/%d", FinishedTrials(st.Trials), planned)
 }

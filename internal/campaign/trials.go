@@ -1,5 +1,6 @@
 // Package campaign holds the SweepRun controller's pure decisions: which trials a campaign
-// has, what each trial's snapshot is, which to create next, and the campaign's status.
+// has, what each trial's snapshot is, which to create next, and the campaign's status,
+// phase, conditions and expiry. Each decision has its own file and table test.
 package campaign
 
 import (
@@ -143,27 +144,6 @@ func Plan(run *evalv1.SweepRun, tasks []Task) []Planned {
 		for a := int32(1); a <= attempts; a++ {
 			out = append(out, Planned{Name: TrialName(run.Name, t.Name, a), Task: t, Attempt: a})
 		}
-	}
-	return out
-}
-
-// ToCreate picks the planned trials to create now: those that do not exist, in plan order,
-// while fewer than parallelism trials are unfinished. unfinished counts existing unfinished
-// trials plus those created but not yet seen.
-func ToCreate(plan []Planned, exists func(name string) bool, unfinished int, parallelism int32, suspended bool) []Planned {
-	if suspended {
-		return nil
-	}
-	var out []Planned
-	for _, p := range plan {
-		if unfinished >= int(parallelism) {
-			break
-		}
-		if exists(p.Name) {
-			continue
-		}
-		out = append(out, p)
-		unfinished++
 	}
 	return out
 }

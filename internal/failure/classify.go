@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
@@ -24,18 +25,6 @@ const (
 	ClassVerifier Class = "Verifier"
 	// ClassInput: the trial cannot run as specified.
 	ClassInput Class = "Input"
-)
-
-// Reasons the controller adds to those sweep-hook reports (podcontract.Reason*).
-const (
-	ReasonImagePullFailed         = "ImagePullFailed"
-	ReasonPodEvicted              = "PodEvicted"
-	ReasonNodeLost                = "NodeLost"
-	ReasonPreempted               = "Preempted"
-	ReasonEnvironmentStartTimeout = "EnvironmentStartTimeout"
-	ReasonCollectorLost           = "CollectorLost"
-	ReasonInvalidTask             = "InvalidTask"
-	ReasonPatchTooLarge           = "PatchTooLarge"
 )
 
 // ContainerWaiting is a container the kubelet cannot start yet.
@@ -111,7 +100,7 @@ func imagePull(s Stage) (Verdict, bool) {
 	}
 	for _, w := range s.Pod.Waiting {
 		if imagePullReasons[w.Reason] {
-			return Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonImagePullFailed,
+			return Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.ImagePullFailed,
 				Message: fmt.Sprintf("container %s: %s: %s", w.Container, w.Reason, w.Message)}, true
 		}
 	}
@@ -127,13 +116,13 @@ func disrupted(s Stage) (Verdict, bool) {
 	reason := ""
 	switch {
 	case s.Pod.Reason == "Evicted" || s.Pod.Disruption == "EvictionByEvictionAPI" || s.Pod.Disruption == "TerminationByKubelet":
-		reason = ReasonPodEvicted
+		reason = reasons.PodEvicted
 	case s.Pod.Reason == "NodeLost" || s.Pod.Reason == "NodeShutdown" || s.Pod.Disruption == "DeletionByTaintManager" || s.Pod.Disruption == "DeletionByPodGC":
-		reason = ReasonNodeLost
+		reason = reasons.NodeLost
 	case s.Pod.Reason == "Preempting" || s.Pod.Disruption == "PreemptionByScheduler":
-		reason = ReasonPreempted
+		reason = reasons.Preempted
 	case s.Pod.Reason == "UnexpectedAdmissionError" || s.Pod.Reason == "NodeAffinity":
-		reason = ReasonPodEvicted
+		reason = reasons.PodEvicted
 	default:
 		return Verdict{}, false
 	}
@@ -160,7 +149,7 @@ func startTimeout(s Stage) (Verdict, bool) {
 			msg += fmt.Sprintf("; %s: %s %s", w.Container, w.Reason, w.Message)
 		}
 	}
-	return Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonEnvironmentStartTimeout, Message: msg}, true
+	return Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.EnvironmentStartTimeout, Message: msg}, true
 }
 
 func stillRunning(s Stage) (Verdict, bool) {
@@ -185,24 +174,24 @@ func fromSummary(s Stage) (Verdict, bool) {
 	deadline := s.JobFailed && s.JobFailureReason == "DeadlineExceeded"
 	if s.Stage == podcontract.StageAgent {
 		switch {
-		case deadline || sum.Reason == podcontract.ReasonAgentTimeout:
-			return Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentTimeout, Message: orDefault(sum.Message, "the agent ran past its timeout; its work so far is verified")}, true
-		case sum.Reason == podcontract.ReasonAgentFailed || sum.Reason == podcontract.ReasonPatchApplyFailed:
+		case deadline || sum.Reason == reasons.AgentTimeout:
+			return Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentTimeout, Message: orDefault(sum.Message, "the agent ran past its timeout; its work so far is verified")}, true
+		case sum.Reason == reasons.AgentFailed || sum.Reason == reasons.PatchApplyFailed:
 			return Verdict{Done: true, Class: ClassAgent, Reason: sum.Reason, Message: sum.Message}, true
 		case !sum.Done || s.JobFailed:
-			return Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentFailed, Message: orDefault(sum.Message, s.JobFailureMessage)}, true
+			return Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentFailed, Message: orDefault(sum.Message, s.JobFailureMessage)}, true
 		}
 		return Verdict{Done: true}, true
 	}
 	switch {
-	case deadline || sum.Reason == podcontract.ReasonVerifierTimeout:
-		return Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonVerifierTimeout, Message: orDefault(sum.Message, "the verifier ran past its timeout")}, true
-	case sum.Reason == podcontract.ReasonGraderFailed || sum.Rewards["grader_failed"] >= 1:
-		return Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonGraderFailed, Message: orDefault(sum.Message, "the grader reported grader_failed")}, true
-	case sum.Reason != "" && sum.Reason != podcontract.ReasonCollectorInterrupted:
+	case deadline || sum.Reason == reasons.VerifierTimeout:
+		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.VerifierTimeout, Message: orDefault(sum.Message, "the verifier ran past its timeout")}, true
+	case sum.Reason == reasons.GraderFailed || sum.Rewards["grader_failed"] >= 1:
+		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: orDefault(sum.Message, "the grader reported grader_failed")}, true
+	case sum.Reason != "" && sum.Reason != reasons.CollectorInterrupted:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: sum.Reason, Message: sum.Message}, true
 	case len(sum.Rewards) == 0:
-		return Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonRewardMissing, Message: orDefault(sum.Message, "the verifier wrote no reward")}, true
+		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: orDefault(sum.Message, "the verifier wrote no reward")}, true
 	}
 	return Verdict{Done: true}, true
 }
@@ -215,7 +204,7 @@ func lostCollector(s Stage) (Verdict, bool) {
 	if s.JobFailureMessage != "" {
 		msg += "; job: " + s.JobFailureMessage
 	}
-	return Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: msg}, true
+	return Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.CollectorLost, Message: msg}, true
 }
 
 func orDefault(s, def string) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
@@ -31,23 +32,23 @@ func TestClassify(t *testing.T) {
 		"not yet started within the allowance": {st: agent, obs: func(s *Stage) { s.Pod = &Pod{} }, want: Verdict{}},
 		"image pull fails while running": {st: agent, obs: func(s *Stage) {
 			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "agent", Reason: "ErrImageNeverPull", Message: "image not present"}}}
-		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonImagePullFailed, Message: "container agent: ErrImageNeverPull: image not present"}},
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.ImagePullFailed, Message: "container agent: ErrImageNeverPull: image not present"}},
 		"pod never starts": {st: verifier, obs: func(s *Stage) {
 			s.Now = t0.Add(11 * time.Minute)
 			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "verifier", Reason: "ContainerCreating"}}}
-		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonEnvironmentStartTimeout, Message: "the verifier container did not start within 10m0s; verifier: ContainerCreating "}},
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.EnvironmentStartTimeout, Message: "the verifier container did not start within 10m0s; verifier: ContainerCreating "}},
 		"evicted pod failed the job": {st: agent, obs: func(s *Stage) {
 			s.JobFailed = true
 			s.Pod = &Pod{Reason: "Evicted", Message: "node low on memory"}
-		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonPodEvicted, Message: "node low on memory"}},
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: "node low on memory"}},
 		"preempted": {st: agent, obs: func(s *Stage) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "PreemptionByScheduler"}
-		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonPreempted, Message: "pod disrupted: PreemptionByScheduler"}},
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.Preempted, Message: "pod disrupted: PreemptionByScheduler"}},
 		"node lost": {st: verifier, obs: func(s *Stage) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "DeletionByTaintManager"}
-		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonNodeLost, Message: "pod disrupted: DeletionByTaintManager"}},
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.NodeLost, Message: "pod disrupted: DeletionByTaintManager"}},
 		"job finished but its pod's final status not seen yet": {st: agent, obs: func(s *Stage) {
 			s.JobComplete, s.JobFinishedAt = true, s.Now.Add(-time.Second)
 			s.Pod = &Pod{Started: true}
@@ -55,40 +56,40 @@ func TestClassify(t *testing.T) {
 		"job finished and its pod never settles": {st: agent, obs: func(s *Stage) {
 			s.JobComplete, s.JobFinishedAt = true, s.Now.Add(-PodStatusSettle)
 			s.Pod = &Pod{Started: true}
-		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: "the collector left no summary"}},
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.CollectorLost, Message: "the collector left no summary"}},
 		"agent done": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done("", nil) }, want: Verdict{Done: true}},
-		"agent failed is still verified": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonAgentFailed, nil) },
-			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentFailed, Message: "m"}},
-		"patch that does not apply": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonPatchApplyFailed, nil) },
-			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonPatchApplyFailed, Message: "m"}},
-		"agent timeout reported by the hook": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonAgentTimeout, nil) },
-			want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentTimeout, Message: "m"}},
+		"agent failed is still verified": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(reasons.AgentFailed, nil) },
+			want: Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentFailed, Message: "m"}},
+		"patch that does not apply": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(reasons.PatchApplyFailed, nil) },
+			want: Verdict{Done: true, Class: ClassAgent, Reason: reasons.PatchApplyFailed, Message: "m"}},
+		"agent timeout reported by the hook": {st: agent, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(reasons.AgentTimeout, nil) },
+			want: Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentTimeout, Message: "m"}},
 		"job deadline on the agent with a summary": {st: agent, obs: func(s *Stage) {
 			s.JobFailed, s.JobFailureReason = true, "DeadlineExceeded"
-			s.Summary = &podcontract.Summary{Reason: podcontract.ReasonCollectorInterrupted}
-		}, want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentTimeout, Message: "the agent ran past its timeout; its work so far is verified"}},
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentTimeout, Message: "the agent ran past its timeout; its work so far is verified"}},
 		"agent container crashed": {st: agent, obs: func(s *Stage) {
 			s.JobFailed, s.JobFailureReason, s.JobFailureMessage = true, "PodFailurePolicy", "container agent exited 137"
-			s.Summary = &podcontract.Summary{Reason: podcontract.ReasonCollectorInterrupted}
-		}, want: Verdict{Done: true, Class: ClassAgent, Reason: podcontract.ReasonAgentFailed, Message: "container agent exited 137"}},
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentFailed, Message: "container agent exited 137"}},
 		"finished without a summary": {st: agent, obs: func(s *Stage) { s.JobComplete = true },
-			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: "the collector left no summary"}},
+			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.CollectorLost, Message: "the collector left no summary"}},
 		"rejected summary": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.SummaryError = errors.New("not JSON") },
-			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonCollectorLost, Message: "the collector's summary was rejected: not JSON"}},
+			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.CollectorLost, Message: "the collector's summary was rejected: not JSON"}},
 		"verifier graded": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done("", map[string]float64{"reward": 1}) },
 			want: Verdict{Done: true}},
 		"grader failed": {st: verifier, obs: func(s *Stage) {
 			s.JobComplete = true
 			s.Summary = done("", map[string]float64{"reward": 0, "grader_failed": 1})
-		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonGraderFailed, Message: "m"}},
-		"reward missing": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(podcontract.ReasonRewardMissing, nil) },
-			want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonRewardMissing, Message: "m"}},
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: "m"}},
+		"reward missing": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(reasons.RewardMissing, nil) },
+			want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: "m"}},
 		"no rewards and no reason": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = &podcontract.Summary{Done: true} },
-			want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonRewardMissing, Message: "the verifier wrote no reward"}},
+			want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: "the verifier wrote no reward"}},
 		"verifier deadline": {st: verifier, obs: func(s *Stage) {
 			s.JobFailed, s.JobFailureReason = true, "DeadlineExceeded"
-			s.Summary = &podcontract.Summary{Reason: podcontract.ReasonCollectorInterrupted}
-		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonVerifierTimeout, Message: "the verifier ran past its timeout"}},
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.VerifierTimeout, Message: "the verifier ran past its timeout"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -103,8 +104,8 @@ func TestClassify(t *testing.T) {
 
 func TestNext(t *testing.T) {
 	policy := evalv1.RetryPolicy{InfrastructureRetries: 2, BackoffSeconds: 10}
-	infra := Verdict{Done: true, Class: ClassInfrastructure, Reason: ReasonPodEvicted, Message: "evicted"}
-	grader := Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonGraderFailed, Message: "crash"}
+	infra := Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: "evicted"}
+	grader := Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: "crash"}
 	cases := map[string]struct {
 		v      Verdict
 		used   Used
@@ -113,16 +114,16 @@ func TestNext(t *testing.T) {
 	}{
 		"success proceeds":                      {v: Verdict{Done: true}, policy: policy, want: Decision{Step: StepProceed}},
 		"agent failure proceeds":                {v: Verdict{Done: true, Class: ClassAgent, Reason: "AgentTimeout", Message: "t"}, policy: policy, want: Decision{Step: StepProceed, Reason: "AgentTimeout", Message: "t"}},
-		"first infra retry":                     {v: infra, policy: policy, want: Decision{Step: StepRetry, Backoff: 10 * time.Second, Reason: ReasonPodEvicted, Message: "evicted (retry 1 of 2)"}},
-		"second infra retry":                    {v: infra, used: Used{Infrastructure: 1}, policy: policy, want: Decision{Step: StepRetry, Backoff: 20 * time.Second, Reason: ReasonPodEvicted, Message: "evicted (retry 2 of 2)"}},
-		"infra retries exhausted":               {v: infra, used: Used{Infrastructure: 2}, policy: policy, want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: ReasonPodEvicted, Message: "evicted (infrastructure retries exhausted: 2)"}},
-		"grader failure not retried by default": {v: grader, policy: policy, want: Decision{Step: StepFinish, Phase: evalv1.TrialFailed, Reason: podcontract.ReasonGraderFailed, Message: "crash"}},
+		"first infra retry":                     {v: infra, policy: policy, want: Decision{Step: StepRetry, Backoff: 10 * time.Second, Reason: reasons.PodEvicted, Message: "evicted (retry 1 of 2)"}},
+		"second infra retry":                    {v: infra, used: Used{Infrastructure: 1}, policy: policy, want: Decision{Step: StepRetry, Backoff: 20 * time.Second, Reason: reasons.PodEvicted, Message: "evicted (retry 2 of 2)"}},
+		"infra retries exhausted":               {v: infra, used: Used{Infrastructure: 2}, policy: policy, want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: reasons.PodEvicted, Message: "evicted (infrastructure retries exhausted: 2)"}},
+		"grader failure not retried by default": {v: grader, policy: policy, want: Decision{Step: StepFinish, Phase: evalv1.TrialFailed, Reason: reasons.GraderFailed, Message: "crash"}},
 		"grader failure retried when asked": {v: grader, policy: evalv1.RetryPolicy{InfrastructureRetries: 1, RetryVerifierFailures: true, BackoffSeconds: 5},
-			want: Decision{Step: StepRetry, Backoff: 5 * time.Second, Reason: podcontract.ReasonGraderFailed, Message: "crash (retry 1 of 1)"}},
-		"input error ends the trial": {v: Verdict{Done: true, Class: ClassInput, Reason: ReasonPatchTooLarge, Message: "big"}, policy: policy,
-			want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: ReasonPatchTooLarge, Message: "big"}},
+			want: Decision{Step: StepRetry, Backoff: 5 * time.Second, Reason: reasons.GraderFailed, Message: "crash (retry 1 of 1)"}},
+		"input error ends the trial": {v: Verdict{Done: true, Class: ClassInput, Reason: reasons.PatchTooLarge, Message: "big"}, policy: policy,
+			want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: reasons.PatchTooLarge, Message: "big"}},
 		"backoff is capped": {v: infra, used: Used{Infrastructure: 15}, policy: evalv1.RetryPolicy{InfrastructureRetries: 20, BackoffSeconds: 3600},
-			want: Decision{Step: StepRetry, Backoff: time.Hour, Reason: ReasonPodEvicted, Message: "evicted (retry 16 of 20)"}},
+			want: Decision{Step: StepRetry, Backoff: time.Hour, Reason: reasons.PodEvicted, Message: "evicted (retry 16 of 20)"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
 )
@@ -54,9 +55,9 @@ func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error)
 	switch {
 	case d.Reason != "": // set by runAgent
 	case o.TimedOut || o.Canceled:
-		d.Reason, d.Message = pc.ReasonAgentTimeout, "agent "+o.describe()
+		d.Reason, d.Message = reasons.AgentTimeout, "agent "+o.describe()
 	case !o.ok():
-		d.Reason, d.Message = pc.ReasonAgentFailed, "agent: "+o.describe()
+		d.Reason, d.Message = reasons.AgentFailed, "agent: "+o.describe()
 	}
 	log.Printf("agent finished: %s", o.describe())
 
@@ -116,7 +117,7 @@ func applyPatches(ctx context.Context, r *runner, d *Done, patches ...string) ou
 		var gitOut bytes.Buffer
 		o := r.run(ctx, step{out: io.MultiWriter(r.log, &gitOut)}, "git", "apply", "--binary", "--whitespace=nowarn", p)
 		if o.err == nil && !o.TimedOut && !o.Canceled && o.ExitCode != 0 {
-			d.Reason = pc.ReasonPatchApplyFailed
+			d.Reason = reasons.PatchApplyFailed
 			d.Message = fmt.Sprintf("%s does not apply: %s", filepath.Base(p), strings.TrimSpace(gitOut.String()))
 		}
 		if !o.ok() {

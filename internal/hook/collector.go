@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
@@ -36,10 +37,10 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 		s.Done, s.ExitCode, s.Reason, s.Message, s.Rewards = true, done.ExitCode, done.Reason, done.Message, done.Rewards
 		s.StartedAt, s.FinishedAt = &done.StartedAt, &done.FinishedAt
 	case ctx.Err() != nil:
-		s.ExitCode, s.Reason = -1, pc.ReasonCollectorInterrupted
+		s.ExitCode, s.Reason = -1, reasons.CollectorInterrupted
 		s.Message = "stopped before the stage wrote done; reporting the outputs found so far"
 	default:
-		s.ExitCode, s.Reason, s.Message = -1, pc.ReasonCollectorInterrupted, err.Error()
+		s.ExitCode, s.Reason, s.Message = -1, reasons.CollectorInterrupted, err.Error()
 	}
 
 	files := declaredOutputs(spec, paths)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -119,7 +120,7 @@ func TestCollectorInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	s, outputs := collectNow(t, ctx, spec, paths)
-	if s.Done || s.Reason != pc.ReasonCollectorInterrupted || !strings.Contains(s.Message, "before the stage wrote done") {
+	if s.Done || s.Reason != reasons.CollectorInterrupted || !strings.Contains(s.Message, "before the stage wrote done") {
 		t.Errorf("summary = %+v", s)
 	}
 	if string(outputs[pc.RecordAgentLog]) != "half way\n" {
@@ -134,7 +135,7 @@ func TestCollectorBadDoneFile(t *testing.T) {
 	paths := podRoot(t, map[string]string{"sweep/run/done": "{not json"})
 	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
 	s, _ := collectNow(t, context.Background(), spec, paths)
-	if s.Done || s.Reason != pc.ReasonCollectorInterrupted || !strings.Contains(s.Message, "done file") {
+	if s.Done || s.Reason != reasons.CollectorInterrupted || !strings.Contains(s.Message, "done file") {
 		t.Errorf("summary = %+v", s)
 	}
 }

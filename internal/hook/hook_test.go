@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -100,10 +101,10 @@ func TestAgentStage(t *testing.T) {
 			files: func(t *testing.T) map[string]string {
 				return map[string]string{"sweep/input/agent.patch": strings.ReplaceAll(goodPatch(t), "-x = 1", "-x = 7")}
 			},
-			wantReason: pc.ReasonPatchApplyFailed, wantMsg: "agent.patch does not apply: error: patch failed: src/a.py:1", wantExit: 1,
+			wantReason: reasons.PatchApplyFailed, wantMsg: "agent.patch does not apply: error: patch failed: src/a.py:1", wantExit: 1,
 			wantPatch: []string{}},
 		{name: "patch file missing", agent: pc.AgentSpec{Kind: pc.AgentPatch},
-			wantReason: pc.ReasonAgentFailed, wantMsg: "patch: stat", wantExit: -1, wantPatch: []string{}},
+			wantReason: reasons.AgentFailed, wantMsg: "patch: stat", wantExit: -1, wantPatch: []string{}},
 		{name: "nop", agent: pc.AgentSpec{Kind: pc.AgentNop}, wantPatch: []string{}},
 		{name: "oracle patches in lexical order", agent: pc.AgentSpec{Kind: pc.AgentOracle},
 			files: func(t *testing.T) map[string]string {
@@ -119,23 +120,23 @@ func TestAgentStage(t *testing.T) {
 			},
 			wantPatch: []string{"+x = 5"}},
 		{name: "oracle without solution", agent: pc.AgentSpec{Kind: pc.AgentOracle},
-			wantReason: pc.ReasonAgentFailed, wantMsg: "has neither solve.sh nor *.patch", wantExit: -1, wantPatch: []string{}},
+			wantReason: reasons.AgentFailed, wantMsg: "has neither solve.sh nor *.patch", wantExit: -1, wantPatch: []string{}},
 		{name: "command agent with instruction and env", files: func(t *testing.T) map[string]string {
 			return map[string]string{"sweep/task/instruction.md": "fix it\n"}
 		}, agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c"},
 			Args: []string{`cp "$SWEEP_INSTRUCTION" got.md && echo "$MODEL" > model.txt && exit 3`}, Env: map[string]string{"MODEL": "m1"}},
-			wantReason: pc.ReasonAgentFailed, wantMsg: "agent: exit code 3", wantExit: 3,
+			wantReason: reasons.AgentFailed, wantMsg: "agent: exit code 3", wantExit: 3,
 			wantPatch: []string{"+fix it", "+m1"}},
 		{name: "command not found", agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"/no/such/agent"}},
-			wantReason: pc.ReasonAgentFailed, wantMsg: "no such file", wantExit: -1, wantPatch: []string{}},
+			wantReason: reasons.AgentFailed, wantMsg: "no such file", wantExit: -1, wantPatch: []string{}},
 		{name: "empty command", agent: pc.AgentSpec{Kind: pc.AgentCommand},
-			wantReason: pc.ReasonAgentFailed, wantMsg: "command agent has no command", wantExit: -1, wantPatch: []string{}},
+			wantReason: reasons.AgentFailed, wantMsg: "command agent has no command", wantExit: -1, wantPatch: []string{}},
 		{name: "unknown kind", agent: pc.AgentSpec{Kind: "magic"},
-			wantReason: pc.ReasonAgentFailed, wantMsg: `unknown agent kind "magic"`, wantExit: -1, wantPatch: []string{}},
+			wantReason: reasons.AgentFailed, wantMsg: `unknown agent kind "magic"`, wantExit: -1, wantPatch: []string{}},
 		{name: "agent that forks a daemon and times out; work so far is collected",
 			agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c",
 				`echo partial > work.txt; (setsid sh -c 'sleep 300' &); sleep 300 & trap "" TERM; sleep 300`}},
-			timeout: 0.5, wantReason: pc.ReasonAgentTimeout, wantMsg: "agent timed out", wantExit: -1,
+			timeout: 0.5, wantReason: reasons.AgentTimeout, wantMsg: "agent timed out", wantExit: -1,
 			wantPatch: []string{"+partial"}},
 		{name: "huge output is capped", agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c",
 			`i=0; while [ $i -lt 3000 ]; do echo "line $i of output that goes on and on"; i=$((i+1)); done`}},

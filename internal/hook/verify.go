@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
@@ -48,29 +49,29 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 	switch {
 	case setupErr != nil:
 		d.ExitCode = -1
-		d.Reason, d.Message = pc.ReasonRewardMissing, setupErr.Error()
+		d.Reason, d.Message = reasons.RewardMissing, setupErr.Error()
 		if builtIn {
-			d.Reason = pc.ReasonGraderFailed
+			d.Reason = reasons.GraderFailed
 		}
 	case o.TimedOut || o.Canceled:
-		d.Reason, d.Message = pc.ReasonVerifierTimeout, "verifier "+o.describe()
+		d.Reason, d.Message = reasons.VerifierTimeout, "verifier "+o.describe()
 	default:
 		// The exit code of test.sh does not matter (as in Harbor); the reward file does.
 		rewards, err := readRewards(paths.rewardJSON(), paths.rewardText())
 		switch {
 		case err != nil && builtIn:
 			// A built-in grader that left no valid reward crashed: not measured, never a 0.
-			d.Reason, d.Message = pc.ReasonGraderFailed, fmt.Sprintf("grader %s: %s (%s)", spec.Verifier.Grader, err, o.describe())
+			d.Reason, d.Message = reasons.GraderFailed, fmt.Sprintf("grader %s: %s (%s)", spec.Verifier.Grader, err, o.describe())
 			d.Rewards = map[string]float64{"reward": 0, "grader_failed": 1}
 			if werr := writeFileAtomic(paths.rewardJSON(), []byte(`{"reward": 0, "grader_failed": 1}`+"\n"), 0o644); werr != nil {
 				log.Printf("cannot write reward.json: %v", werr)
 			}
 		case err != nil:
-			d.Reason, d.Message = pc.ReasonRewardMissing, err.Error()
+			d.Reason, d.Message = reasons.RewardMissing, err.Error()
 		default:
 			d.Rewards = rewards
 			if rewards["grader_failed"] >= 1 {
-				d.Reason, d.Message = pc.ReasonGraderFailed, "the grader reported grader_failed"
+				d.Reason, d.Message = reasons.GraderFailed, "the grader reported grader_failed"
 			}
 		}
 	}

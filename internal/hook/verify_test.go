@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -34,18 +35,18 @@ test ! -e "$VERIFIER_DIR/stale.txt" || exit 9
 echo '{"reward": 1, "n_resolved": 3}' > "$VERIFIER_DIR/reward.json"; echo graded; exit 1`,
 			wantRewards: map[string]float64{"reward": 1, "n_resolved": 3}},
 		{name: "reward.txt", testSh: `echo ' 0.25 ' > "$VERIFIER_DIR/reward.txt"`, wantRewards: map[string]float64{"reward": 0.25}},
-		{name: "missing test.sh", wantReason: pc.ReasonRewardMissing, wantMsg: "no test script"},
-		{name: "no reward file", testSh: "true", wantReason: pc.ReasonRewardMissing, wantMsg: "neither reward.json nor reward.txt"},
+		{name: "missing test.sh", wantReason: reasons.RewardMissing, wantMsg: "no test script"},
+		{name: "no reward file", testSh: "true", wantReason: reasons.RewardMissing, wantMsg: "neither reward.json nor reward.txt"},
 		{name: "string reward", testSh: `echo '{"reward": "1"}' > "$VERIFIER_DIR/reward.json"`,
-			wantReason: pc.ReasonRewardMissing, wantMsg: `reward.json key "reward": "1" is not a number`},
+			wantReason: reasons.RewardMissing, wantMsg: `reward.json key "reward": "1" is not a number`},
 		{name: "NaN reward", testSh: `echo '{"reward": NaN}' > "$VERIFIER_DIR/reward.json"`,
-			wantReason: pc.ReasonRewardMissing, wantMsg: "reward.json is not a JSON object: invalid character 'N'"},
+			wantReason: reasons.RewardMissing, wantMsg: "reward.json is not a JSON object: invalid character 'N'"},
 		{name: "nested reward", testSh: `echo '{"reward": {"a": 1}}' > "$VERIFIER_DIR/reward.json"`,
-			wantReason: pc.ReasonRewardMissing, wantMsg: `reward.json key "reward": {"a": 1} is not a number`},
+			wantReason: reasons.RewardMissing, wantMsg: `reward.json key "reward": {"a": 1} is not a number`},
 		{name: "bad reward.txt", testSh: `echo 'inf' > "$VERIFIER_DIR/reward.txt"`,
-			wantReason: pc.ReasonRewardMissing, wantMsg: "reward.txt: not a number"},
+			wantReason: reasons.RewardMissing, wantMsg: "reward.txt: not a number"},
 		{name: "timeout", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/reward.json"; sleep 30 & sleep 30`, timeout: 0.3,
-			wantReason: pc.ReasonVerifierTimeout, wantMsg: "verifier timed out"},
+			wantReason: reasons.VerifierTimeout, wantMsg: "verifier timed out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{"sweep/input/model.patch": "diff\n", "logs/verifier/stale.txt": "old"}
@@ -131,9 +132,9 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 			bundle:      map[string]string{"bundle.json": bundle, "base.json": `["tests/test_v.py::test_v"]`, "b1.patch": testPatch},
 			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "n_partial": 0, "visible_ok": 1, "n_regressions": 0, "agent_patch_applied": 1, "agent_build_ok": 1, "grader_failed": 0}},
 		{name: "grader crash", grader: pc.GraderSWESweep, bundle: map[string]string{"bundle.json": "{"},
-			wantReason: pc.ReasonGraderFailed, wantMsg: "the grader reported grader_failed",
+			wantReason: reasons.GraderFailed, wantMsg: "the grader reported grader_failed",
 			wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
-		{name: "unknown grader", grader: "magic", wantReason: pc.ReasonGraderFailed, wantMsg: `unknown grader "magic": use one of `},
+		{name: "unknown grader", grader: "magic", wantReason: reasons.GraderFailed, wantMsg: `unknown grader "magic": use one of `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{}
@@ -175,7 +176,7 @@ func TestVerifyGraderThatWritesNoReward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Reason != pc.ReasonGraderFailed || !strings.Contains(d.Message, "neither reward.json nor reward.txt (exit code 1)") {
+	if d.Reason != reasons.GraderFailed || !strings.Contains(d.Message, "neither reward.json nor reward.txt (exit code 1)") {
 		t.Errorf("done = %q %q", d.Reason, d.Message)
 	}
 	if got := sweeptest.ReadFile(t, paths.rewardJSON()); !strings.Contains(got, `"grader_failed": 1`) {
@@ -204,7 +205,7 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 			grading:     `{"grading_version": "4.1", "setup": []}`,
 			wantRewards: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0}},
 		{name: "bad grading.json is a grader failure", grading: `{"grading_version": "6"}`,
-			wantReason: pc.ReasonGraderFailed, wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
+			wantReason: reasons.GraderFailed, wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := sweeptest.GitRepo(t, map[string]string{"m.py": "def f():\n    return 1\n", "test_v.py": "from m import f\n\ndef test_v():\n    assert f() in (1, 2)\n"}, "baseline")

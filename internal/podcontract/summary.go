@@ -2,29 +2,17 @@ package podcontract
 
 import "time"
 
-// Reasons a stage reports in its summary. They match the trial failure reasons of the API.
-const (
-	ReasonAgentTimeout     = "AgentTimeout"
-	ReasonAgentFailed      = "AgentFailed"
-	ReasonPatchApplyFailed = "PatchApplyFailed"
-	ReasonVerifierTimeout  = "VerifierTimeout"
-	ReasonRewardMissing    = "RewardMissing"
-	ReasonGraderFailed     = "GraderFailed"
-	// ReasonCollectorInterrupted: the collector got SIGTERM before the main container wrote
-	// done, and reported whatever was there.
-	ReasonCollectorInterrupted = "CollectorInterrupted"
-)
-
 // Summary is the collector's termination message: at most MaxSummaryBytes of JSON.
 type Summary struct {
 	Stage Stage `json:"stage"`
 	// StreamID identifies this Pod's record stream; the decoder rejects records of any other.
 	StreamID string `json:"streamID"`
 	// Done is false when the collector was interrupted before the stage wrote done.
-	Done     bool   `json:"done"`
-	ExitCode int    `json:"exitCode"`
-	Reason   string `json:"reason,omitempty"`
-	Message  string `json:"message,omitempty"`
+	Done     bool `json:"done"`
+	ExitCode int  `json:"exitCode"`
+	// Reason is one of api/v1alpha1/reasons, empty when the stage did its work.
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 	// Rewards are the verifier's numbers, when it produced a valid reward file.
 	Rewards    map[string]float64 `json:"rewards,omitempty"`
 	StartedAt  *time.Time         `json:"startedAt,omitempty"`

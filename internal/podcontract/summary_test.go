@@ -6,13 +6,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 )
 
 func TestSummaryEncodeDecodeInline(t *testing.T) {
 	patch := []byte("diff --git a/f b/f\n")
 	o := NewOutput(PatchKey, patch, int64(len(patch)))
 	o.Inline = patch
-	s := Summary{Stage: StageVerifier, StreamID: "s-1", Done: true, Reason: ReasonRewardMissing,
+	s := Summary{Stage: StageVerifier, StreamID: "s-1", Done: true, Reason: reasons.RewardMissing,
 		Message: strings.Repeat("é", 5000), Rewards: map[string]float64{"reward": 0.5},
 		Outputs: []Output{o, {Name: RecordEval, Missing: true}}}
 	b, err := EncodeSummary(s)

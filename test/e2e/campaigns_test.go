@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
@@ -207,7 +208,7 @@ true`
 		Expect(trials).To(HaveLen(1))
 		t := trials[0]
 		Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded))
-		Expect(t.Status.Reason).To(Equal(podcontract.ReasonAgentTimeout))
+		Expect(t.Status.Reason).To(Equal(reasons.AgentTimeout))
 		Expect(t.Status.Patch.Bytes).To(BeNumerically(">", 0), "the work so far is collected")
 		Expect(t.Status.Score).To(Equal("0.0000"))
 		Expect(t.Status.Rewards).To(HaveKeyWithValue("agent_patch_applied", "1.0000"))

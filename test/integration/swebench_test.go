@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
@@ -118,7 +119,7 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		k.runStage(resolved, verifierStage, 1, withReport)
 
 		By("the second instance's patch did not apply: an error instance, measured as unresolved")
-		k.runStage(failed, agentStage, 1, agentSummary(string(patches.Data["calc__calc-2"]), podcontract.ReasonPatchApplyFailed))
+		k.runStage(failed, agentStage, 1, agentSummary(string(patches.Data["calc__calc-2"]), reasons.PatchApplyFailed))
 		k.runStage(failed, verifierStage, 1, verifierSummary(swebenchRewards(false, true)))
 
 		Eventually(getRun(ns, "swebench"), timeout, poll).Should(Satisfy(completed))

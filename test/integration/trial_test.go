@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
@@ -138,13 +139,13 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		job := k.job(name, agentStage, 1)
 		pod := k.startPod(job, "p1")
 		sum := agentSummary(samplePatch, "")
-		sum.Done, sum.Reason = false, podcontract.ReasonCollectorInterrupted
+		sum.Done, sum.Reason = false, reasons.CollectorInterrupted
 		k.finishPod(pod, corev1.PodFailed, 137, sum)
 		k.completeJob(job, "DeadlineExceeded")
 		k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(4, 1, 1)))
 		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
 		t := k.trial(name)
-		Expect(t.Status.Reason).To(Equal(podcontract.ReasonAgentTimeout))
+		Expect(t.Status.Reason).To(Equal(reasons.AgentTimeout))
 		Expect(t.Status.Score).To(Equal("0.2500"))
 		Expect(t.Status.Patch.Bytes).To(Equal(int64(len(samplePatch))))
 	})
@@ -203,7 +204,7 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(run.Status.EvaluationFailures).To(Equal(int32(1)))
 		t := k.trial(calc)
 		Expect(t.Status.Phase).To(Equal(evalv1.TrialFailed))
-		Expect(t.Status.Reason).To(Equal(podcontract.ReasonGraderFailed))
+		Expect(t.Status.Reason).To(Equal(reasons.GraderFailed))
 	})
 
 	It("never has more unfinished trials than parallelism, checked at every step", func() {

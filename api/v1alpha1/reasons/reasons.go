@@ -1,0 +1,97 @@
+// Package reasons defines every reason a user can see on a SweepRun or a TaskTrial: the
+// trial's status.reason, a stage's reason, and condition reasons. The values are API: never
+// change one, only add. Each constant's name is its value.
+//
+// The package is part of the eval.sweep.dev/v1alpha1 API but has no Kubernetes imports, so
+// that sweep-hook, which runs inside every trial Pod and reports reasons in its summary, can
+// import it and stay a small static binary. Like the Kubernetes API's own reasons
+// (batchv1.JobReasonPodFailurePolicy), they are string constants, so they fit
+// metav1.Condition.Reason and the status fields as they are.
+package reasons
+
+// Reasons sweep-hook reports in a stage's summary; the trial controller records them.
+const (
+	// AgentTimeout: the agent ran past its timeout and was stopped. Its patch so far is still
+	// verified and scored. Raise the agent timeout (spec.timeouts or the task's
+	// [agent] timeout_sec) if the agent needs longer.
+	AgentTimeout string = "AgentTimeout"
+	// AgentFailed: the agent exited non-zero, could not start, or left no done file. Its patch
+	// so far is still verified and scored. Read the agent stage Pod's log.
+	AgentFailed string = "AgentFailed"
+	// PatchApplyFailed: the patch agent's patch does not apply to the task's repository. The
+	// trial is verified without it. Regenerate the patch against the task's base commit.
+	PatchApplyFailed string = "PatchApplyFailed"
+	// VerifierTimeout: the verifier ran past its timeout. The trial is Failed and not scored.
+	// Raise the verifier timeout, or fix tests that hang.
+	VerifierTimeout string = "VerifierTimeout"
+	// RewardMissing: the verifier wrote no valid reward.json or reward.txt. The trial is
+	// Failed and not scored. Fix the task's tests/test.sh so that it writes a reward.
+	RewardMissing string = "RewardMissing"
+	// GraderFailed: the grader crashed or reported grader_failed. The trial is Failed and not
+	// scored. Read the verifier's log; spec.retryPolicy.retryVerifierFailures retries it.
+	GraderFailed string = "GraderFailed"
+	// CollectorInterrupted: the collector was stopped before the stage wrote its done file and
+	// reported what there was. The controller reads it as the stage's failure (AgentTimeout,
+	// AgentFailed or VerifierTimeout); it is not a trial's final reason.
+	CollectorInterrupted string = "CollectorInterrupted"
+)
+
+// Reasons the trial controller decides from the stage's Job, Pod and collector.
+const (
+	// ImagePullFailed: a container's image could not be pulled. Retried as infrastructure;
+	// the trial is Error once retries run out. Check the task ConfigMap's image annotations
+	// and the namespace's pull secrets.
+	ImagePullFailed string = "ImagePullFailed"
+	// PodEvicted: the kubelet evicted the stage's Pod (node pressure, admission). Retried as
+	// infrastructure; give the stage more resources or nodes more room.
+	PodEvicted string = "PodEvicted"
+	// NodeLost: the stage's node went away. Retried as infrastructure.
+	NodeLost string = "NodeLost"
+	// Preempted: the scheduler preempted the stage's Pod for a higher priority one. Retried as
+	// infrastructure; use a priority class or a queue with room.
+	Preempted string = "Preempted"
+	// EnvironmentStartTimeout: the stage's main container did not start within the
+	// controller's start timeout (image too slow to pull, no node fits). Retried as
+	// infrastructure; check the Pod's events.
+	EnvironmentStartTimeout string = "EnvironmentStartTimeout"
+	// CollectorLost: the collector left no readable summary or outputs. Retried as
+	// infrastructure; read the collector container's log.
+	CollectorLost string = "CollectorLost"
+	// InvalidTask: the trial's spec or its task.toml cannot run as given. The trial is Error
+	// at once; the message names the field and the fix.
+	InvalidTask string = "InvalidTask"
+	// PatchTooLarge: the agent's patch or artifacts exceed what an object can hold. The trial
+	// is Error; shrink the change or configure an artifact bucket.
+	PatchTooLarge string = "PatchTooLarge"
+)
+
+// Condition reasons of a TaskTrial that report success.
+const (
+	// Completed: the stage ended normally (AgentCompleted condition).
+	Completed string = "Completed"
+	// Graded: the verifier produced rewards and the trial is scored (Verified and, with no
+	// agent reason, Complete conditions).
+	Graded string = "Graded"
+)
+
+// Condition reasons of a SweepRun.
+const (
+	// TasksNotFound: spec.tasks.names names tasks no ConfigMap in the namespace carries. The
+	// campaign waits (Pending); apply the task catalogue.
+	TasksNotFound string = "TasksNotFound"
+	// NoTasksSelected: spec.tasks selects no task ConfigMap. The campaign waits (Pending);
+	// apply the task catalogue or fix the selection.
+	NoTasksSelected string = "NoTasksSelected"
+	// TrialsRunning: trials are being created and run (Progressing).
+	TrialsRunning string = "TrialsRunning"
+	// AllTrialsFinished: every trial ended (Progressing false, Complete true).
+	AllTrialsFinished string = "AllTrialsFinished"
+	// NothingMeasured: every trial ended without a measurement, so there is no score (Failed).
+	// See the trials' reasons.
+	NothingMeasured string = "NothingMeasured"
+	// Suspended: spec.suspend is true; no new trials start and running ones finish. Set
+	// spec.suspend to false to go on.
+	Suspended string = "Suspended"
+	// Resumed: spec.suspend went back to false (Suspended condition false).
+	Resumed string = "Resumed"
+)

@@ -1,0 +1,93 @@
+package campaign
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+)
+
+// TaskRecheck is how often a campaign waiting for its task ConfigMaps looks again; applying
+// a task ConfigMap also wakes it.
+const TaskRecheck = 30 * time.Second
+
+// Decision is a campaign's phase and conditions after one reconcile.
+type Decision struct {
+	Phase evalv1.SweepRunPhase
+	// Set are the conditions to set, in order; Remove the condition types to drop first.
+	Set    []metav1.Condition
+	Remove []string
+	// WaitForTasks: the campaign cannot plan its trials until its tasks exist; it creates
+	// none and looks again after TaskRecheck.
+	WaitForTasks bool
+	// Complete: every trial finished; the campaign records its completion time.
+	Complete bool
+}
+
+// Decide is the phase and conditions of run, whose status counts, scores and progress are
+// already summarised (Summarize), given the task names it asks for that are missing and the
+// number of trials it plans. Trials created in the same reconcile do not change it: they are
+// neither finished nor running yet.
+func Decide(run *evalv1.SweepRun, missing []string, planned int) Decision {
+	st := &run.Status
+	cond := func(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: run.Generation}
+	}
+	switch {
+	case len(missing) > 0:
+		return Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
+			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.TasksNotFound,
+				fmt.Sprintf("no task ConfigMap labelled %s for: %s; apply the task catalogue", evalv1.LabelTask, strings.Join(missing, ", "))),
+		}}
+	case planned == 0:
+		return Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
+			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.NoTasksSelected,
+				"spec.tasks selects no task ConfigMap in this namespace; apply the task catalogue or fix the selection"),
+		}}
+	case int(FinishedTrials(st.Trials)) == planned:
+		d := Decision{Complete: true, Remove: []string{evalv1.SweepRunSuspended}, Set: []metav1.Condition{
+			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.AllTrialsFinished, st.Progress+" trials finished"),
+		}}
+		if st.GradedTrials == 0 {
+			d.Phase = evalv1.SweepRunFailedPh
+			d.Set = append(d.Set, cond(evalv1.SweepRunFailed, metav1.ConditionTrue, reasons.NothingMeasured,
+				fmt.Sprintf("every trial ended without a measurement (%d evaluation failures); see the trials' reasons", st.EvaluationFailures)))
+		} else {
+			d.Phase = evalv1.SweepRunSucceeded
+			d.Set = append(d.Set, cond(evalv1.SweepRunComplete, metav1.ConditionTrue, reasons.AllTrialsFinished,
+				fmt.Sprintf("score %s over %d bugs (%d evaluation failures)", st.Score, st.BugsTotal, st.EvaluationFailures)))
+		}
+		return d
+	case run.Spec.Suspend:
+		return Decision{Phase: evalv1.SweepRunSuspend, Set: []metav1.Condition{
+			cond(evalv1.SweepRunSuspended, metav1.ConditionTrue, reasons.Suspended, "spec.suspend is true: no new trials start; running trials finish"),
+		}}
+	}
+	d := Decision{Phase: evalv1.SweepRunRunning}
+	if meta.IsStatusConditionTrue(st.Conditions, evalv1.SweepRunSuspended) {
+		d.Set = append(d.Set, cond(evalv1.SweepRunSuspended, metav1.ConditionFalse, reasons.Resumed, "spec.suspend is false"))
+	}
+	d.Set = append(d.Set, cond(evalv1.SweepRunProgressing, metav1.ConditionTrue, reasons.TrialsRunning,
+		fmt.Sprintf("%s trials finished, %d running", st.Progress, st.Trials.Running+st.Trials.Verifying)))
+	return d
+}
+
+// Apply writes the decision into the status; now is the completion time of a campaign that
+// completes.
+func (d Decision) Apply(st *evalv1.SweepRunStatus, now time.Time) {
+	st.Phase = d.Phase
+	for _, t := range d.Remove {
+		meta.RemoveStatusCondition(&st.Conditions, t)
+	}
+	for _, c := range d.Set {
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	if d.Complete {
+		st.CompletionTime = &metav1.Time{Time: now}
+	}
+}

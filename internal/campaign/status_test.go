@@ -1,0 +1,65 @@
+package campaign
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+)
+
+func trial(task string, phase evalv1.TrialPhase, rewards map[string]string) evalv1.TaskTrial {
+	return evalv1.TaskTrial{Spec: evalv1.TaskTrialSpec{Task: task}, Status: evalv1.TaskTrialStatus{Phase: phase, Rewards: rewards}}
+}
+
+func TestAggregate(t *testing.T) {
+	trials := []evalv1.TaskTrial{
+		trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0.5000", "n_subtasks": "4", "n_resolved": "2", "visible_ok": "1"}),
+		trial("b", evalv1.TrialSucceeded, map[string]string{"reward": "0.0000", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "0"}),
+		trial("c", evalv1.TrialFailed, nil),
+		trial("d", evalv1.TrialError, nil),
+		trial("e", evalv1.TrialVerifying, nil),
+	}
+	var st evalv1.SweepRunStatus
+	Aggregate(&st, trials)
+	want := evalv1.SweepRunStatus{GradedTrials: 2, EvaluationFailures: 2, BugsTotal: 6, BugsResolved: "2.00",
+		Score: "0.3333", ScoreIgnoringRegressions: "0.6667", MeanReward: "0.2500"}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("Aggregate (-want +got):\n%s", diff)
+	}
+	counts := Counts(trials, 6)
+	wantCounts := evalv1.TrialCounts{Total: 6, Created: 5, Verifying: 1, Succeeded: 2, Failed: 1, Error: 1}
+	if diff := cmp.Diff(wantCounts, counts); diff != "" {
+		t.Errorf("Counts (-want +got):\n%s", diff)
+	}
+	if FinishedTrials(counts) != 4 {
+		t.Errorf("FinishedTrials = %d, want 4", FinishedTrials(counts))
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	trials := []evalv1.TaskTrial{
+		trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "1.0000", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "1"}),
+		trial("b", evalv1.TrialAgentRunning, nil),
+	}
+	cases := map[string]struct {
+		tasks, planned, unseen int
+		trials                 []evalv1.TaskTrial
+		want                   evalv1.SweepRunStatus
+	}{
+		"nothing yet": {tasks: 2, planned: 4, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "0/4", Trials: evalv1.TrialCounts{Total: 4},
+			BugsResolved: "0.00", Score: "0.0000", ScoreIgnoringRegressions: "0.0000", MeanReward: "0.0000"}},
+		"unseen trials count as created": {tasks: 2, planned: 4, unseen: 2, trials: trials, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "1/4",
+			Trials:       evalv1.TrialCounts{Total: 4, Created: 4, Running: 1, Succeeded: 1},
+			GradedTrials: 1, BugsTotal: 2, BugsResolved: "2.00", Score: "1.0000", ScoreIgnoringRegressions: "1.0000", MeanReward: "1.0000"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var st evalv1.SweepRunStatus
+			Summarize(&st, tc.tasks, tc.planned, tc.trials, tc.unseen)
+			if diff := cmp.Diff(tc.want, st); diff != "" {
+				t.Errorf("Summarize (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,105 @@
+package failure
+
+import (
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// ObserveJob is what a stage's Job shows at now: when it was created, and whether and how it
+// ended.
+func ObserveJob(stage podcontract.Stage, job *batchv1.Job, now time.Time, startTimeout time.Duration) Stage {
+	obs := Stage{Stage: stage, Now: now, JobCreated: job.CreationTimestamp.Time, StartTimeout: startTimeout}
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			obs.JobComplete, obs.JobFinishedAt = true, c.LastTransitionTime.Time
+		case batchv1.JobFailed:
+			obs.JobFailed, obs.JobFailureReason, obs.JobFailureMessage = true, c.Reason, c.Message
+			obs.JobFinishedAt = c.LastTransitionTime.Time
+		}
+	}
+	return obs
+}
+
+// NewestPod is the latest created of a Job's Pods (a retried Pod replaces the one before), nil
+// when there is none.
+func NewestPod(pods []corev1.Pod) *corev1.Pod {
+	var newest *corev1.Pod
+	for i := range pods {
+		if newest == nil || newest.CreationTimestamp.Before(&pods[i].CreationTimestamp) {
+			newest = &pods[i]
+		}
+	}
+	return newest
+}
+
+// ObservePod adds what the stage's Pod shows: its state, and the collector's summary from the
+// collector container's termination message.
+func (s *Stage) ObservePod(pod *corev1.Pod) {
+	s.Pod = podState(pod, podbuild.MainContainer(s.Stage))
+	if msg := collectorMessage(pod); msg != "" {
+		sum, err := podcontract.DecodeSummary(msg)
+		if err != nil {
+			s.SummaryError = err
+		} else {
+			s.Summary = &sum
+		}
+	}
+}
+
+func podState(pod *corev1.Pod, main string) *Pod {
+	p := &Pod{Reason: pod.Status.Reason, Message: pod.Status.Message,
+		Terminal: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			p.Disruption = c.Reason
+		}
+	}
+	for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
+		if cs.State.Waiting != nil && cs.State.Waiting.Reason != "" {
+			p.Waiting = append(p.Waiting, ContainerWaiting{Container: cs.Name, Reason: cs.State.Waiting.Reason, Message: cs.State.Waiting.Message})
+		}
+		if cs.Name == main && (cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil) {
+			p.Started = true
+		}
+	}
+	return p
+}
+
+// collectorMessage is the collector's termination message, from its last run if it restarted.
+func collectorMessage(pod *corev1.Pod) string {
+	for _, cs := range pod.Status.InitContainerStatuses {
+		if cs.Name != podbuild.CollectorContainer {
+			continue
+		}
+		if t := cs.State.Terminated; t != nil && t.Message != "" {
+			return t.Message
+		}
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			return t.Message
+		}
+	}
+	return ""
+}
+
+// RecheckAfter is when to look at a stage that is not done again: soon when its Job has
+// finished but the Pod's final status is not in yet, when its start timeout would expire
+// while the main container has not started, and not at all (0) once it runs, since Job and
+// Pod events wake the trial for the rest.
+func (s Stage) RecheckAfter() time.Duration {
+	if s.Finished() {
+		return time.Second
+	}
+	if s.Pod != nil && s.Pod.Started {
+		return 0
+	}
+	return max(s.JobCreated.Add(s.StartTimeout).Sub(s.Now), time.Second)
+}

@@ -1,0 +1,143 @@
+package failure
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+func TestObserveJob(t *testing.T) {
+	cond := func(typ batchv1.JobConditionType, status corev1.ConditionStatus, reason string) batchv1.JobCondition {
+		return batchv1.JobCondition{Type: typ, Status: status, Reason: reason, Message: "m", LastTransitionTime: metav1.NewTime(t0.Add(time.Minute))}
+	}
+	base := Stage{Stage: podcontract.StageAgent, Now: t0.Add(time.Hour), JobCreated: t0, StartTimeout: time.Minute}
+	cases := map[string]struct {
+		conditions []batchv1.JobCondition
+		want       func(*Stage)
+	}{
+		"running": {},
+		"complete": {conditions: []batchv1.JobCondition{cond(batchv1.JobComplete, corev1.ConditionTrue, "")},
+			want: func(s *Stage) { s.JobComplete, s.JobFinishedAt = true, t0.Add(time.Minute) }},
+		"failed": {conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionTrue, "DeadlineExceeded")},
+			want: func(s *Stage) {
+				s.JobFailed, s.JobFailureReason, s.JobFailureMessage, s.JobFinishedAt = true, "DeadlineExceeded", "m", t0.Add(time.Minute)
+			}},
+		"false conditions are not outcomes": {conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionFalse, "x"), cond(batchv1.JobSuspended, corev1.ConditionTrue, "")}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(t0)}, Status: batchv1.JobStatus{Conditions: tc.conditions}}
+			want := base
+			if tc.want != nil {
+				tc.want(&want)
+			}
+			if diff := cmp.Diff(want, ObserveJob(podcontract.StageAgent, job, t0.Add(time.Hour), time.Minute)); diff != "" {
+				t.Errorf("ObserveJob (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewestPod(t *testing.T) {
+	pod := func(name string, created time.Duration) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0.Add(created))}}
+	}
+	cases := map[string]struct {
+		pods []corev1.Pod
+		want string
+	}{
+		"none":   {},
+		"one":    {pods: []corev1.Pod{pod("a", 0)}, want: "a"},
+		"newest": {pods: []corev1.Pod{pod("a", 0), pod("c", 2*time.Minute), pod("b", time.Minute)}, want: "c"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if p := NewestPod(tc.pods); p != nil {
+				got = p.Name
+			}
+			if got != tc.want {
+				t.Errorf("NewestPod = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestObservePod(t *testing.T) {
+	summary := podcontract.Summary{Stage: podcontract.StageAgent, StreamID: "s-1", Done: true}
+	encoded, err := podcontract.EncodeSummary(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collector := func(state, last *corev1.ContainerStateTerminated) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: "collector", State: corev1.ContainerState{Terminated: state}, LastTerminationState: corev1.ContainerState{Terminated: last}}
+	}
+	cases := map[string]struct {
+		status      corev1.PodStatus
+		wantPod     *Pod
+		wantSummary *podcontract.Summary
+		wantErr     bool
+	}{
+		"pulling": {status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "agent", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "no such image"}}}}},
+			wantPod: &Pod{Waiting: []ContainerWaiting{{Container: "agent", Reason: "ImagePullBackOff", Message: "no such image"}}}},
+		"main container started": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "agent", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
+			wantPod: &Pod{Started: true}},
+		"another container running is not a start": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "sidecar", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
+			wantPod: &Pod{}},
+		"evicted with a disruption condition": {status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "low memory",
+			Conditions: []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "TerminationByKubelet"}}},
+			wantPod: &Pod{Reason: "Evicted", Message: "low memory", Terminal: true, Disruption: "TerminationByKubelet"}},
+		"collector summary": {status: corev1.PodStatus{Phase: corev1.PodSucceeded, InitContainerStatuses: []corev1.ContainerStatus{
+			collector(&corev1.ContainerStateTerminated{Message: string(encoded)}, nil)}},
+			wantPod: &Pod{Terminal: true}, wantSummary: &summary},
+		"summary of the collector's last run": {status: corev1.PodStatus{Phase: corev1.PodRunning, InitContainerStatuses: []corev1.ContainerStatus{
+			collector(nil, &corev1.ContainerStateTerminated{Message: string(encoded)})}},
+			wantPod: &Pod{}, wantSummary: &summary},
+		"rejected summary": {status: corev1.PodStatus{Phase: corev1.PodFailed, InitContainerStatuses: []corev1.ContainerStatus{
+			collector(&corev1.ContainerStateTerminated{Message: "not json"}, nil)}},
+			wantPod: &Pod{Terminal: true}, wantErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := Stage{Stage: podcontract.StageAgent}
+			s.ObservePod(&corev1.Pod{Status: tc.status})
+			if diff := cmp.Diff(tc.wantPod, s.Pod); diff != "" {
+				t.Errorf("Pod (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantSummary, s.Summary); diff != "" {
+				t.Errorf("Summary (-want +got):\n%s", diff)
+			}
+			if (s.SummaryError != nil) != tc.wantErr {
+				t.Errorf("SummaryError = %v, want an error: %v", s.SummaryError, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRecheckAfter(t *testing.T) {
+	cases := map[string]struct {
+		stage Stage
+		want  time.Duration
+	}{
+		"job finished, pod status pending": {stage: Stage{JobComplete: true}, want: time.Second},
+		"running main container":           {stage: Stage{Pod: &Pod{Started: true}}, want: 0},
+		"waits for the start timeout":      {stage: Stage{Now: t0.Add(time.Minute), JobCreated: t0, StartTimeout: 10 * time.Minute}, want: 9 * time.Minute},
+		"start timeout due: soon":          {stage: Stage{Now: t0.Add(time.Hour), JobCreated: t0, StartTimeout: 10 * time.Minute}, want: time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.stage.RecheckAfter(); got != tc.want {
+				t.Errorf("RecheckAfter = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
