@@ -83,8 +83,8 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	if spec.Images.Verifier == "" {
 		return fail(fmt.Sprintf("spec.images.verifier is empty: annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationVerifierImage))
 	}
-	if spec.Agent.Oracle != nil && spec.SolutionConfigMap == "" {
-		return fail(fmt.Sprintf("spec.solutionConfigMap is empty: the oracle agent needs the task's solution; annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationSolution))
+	if _, err := podbuild.AgentKind(s.trial); err != nil {
+		return fail(err.Error())
 	}
 	if spec.Grader == podcontract.GraderSWEBench && len(spec.Bugs) > 0 {
 		return fail(fmt.Sprintf("spec.bugs: a SWE-bench instance is one bug and cannot be graded in part; remove task %q from spec.tasks.bugs of the SweepRun", spec.Task))
