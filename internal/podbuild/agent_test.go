@@ -30,7 +30,7 @@ func TestAgentKind(t *testing.T) {
 		{name: "oracle without a solution", trial: makeTrial("t", "calc").agent(agentsByKind[agentkind.Oracle]).obj(), want: agentkind.Oracle,
 			wantErr: `spec.solutionConfigMap is empty: the oracle agent needs the task's solution; annotate the task ConfigMap of "calc" with ` + evalv1.AnnotationSolution},
 		{name: "no kind", trial: makeTrial("t", "calc").agent(evalv1.AgentSpec{}).obj(),
-			wantErr: "spec.agent of trial t sets no agent kind: set exactly one of patch, oracle, nop or external"},
+			wantErr: "spec.agent of trial t sets no agent kind: set exactly one of " + agentkind.Names()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AgentKind(tc.trial)
