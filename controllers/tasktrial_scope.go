@@ -85,8 +85,8 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	if spec.Images.Verifier == "" {
 		return fail(fmt.Sprintf("spec.images.verifier is empty: annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationVerifierImage))
 	}
-	if spec.Agent.Oracle != nil && spec.SolutionConfigMap == "" {
-		return fail(fmt.Sprintf("spec.solutionConfigMap is empty: the oracle agent needs the task's solution; annotate the task ConfigMap of %q with %s", spec.Task, evalv1.AnnotationSolution))
+	if _, err := podbuild.AgentKind(s.trial); err != nil {
+		return fail(err.Error())
 	}
 	grader, err := grading.Lookup(spec.Grader)
 	if err != nil {

@@ -1,6 +1,11 @@
 package v1alpha1
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // AgentSpec chooses the agent. Exactly one kind is set.
 // +kubebuilder:validation:XValidation:rule="[has(self.patch), has(self.oracle), has(self.nop), has(self.external)].filter(x, x).size() == 1",message="set exactly one agent kind: patch, oracle, nop or external"
@@ -52,17 +57,15 @@ type ExternalAgent struct {
 	Env []corev1.EnvVar `json:"env,omitempty"`
 }
 
-// Kind names the agent kind that is set.
+// Kind names the agent kind that is set: the json name of its field, which is also its name
+// in internal/agentkind and in the stage spec. It is "" when none is set.
 func (a AgentSpec) Kind() string {
-	switch {
-	case a.Patch != nil:
-		return "patch"
-	case a.Oracle != nil:
-		return "oracle"
-	case a.Nop != nil:
-		return "nop"
-	case a.External != nil:
-		return "external"
+	v := reflect.ValueOf(a)
+	for i := range v.NumField() {
+		if !v.Field(i).IsNil() {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			return name
+		}
 	}
 	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -164,7 +165,7 @@ func TestTrialThroughTheBinary(t *testing.T) {
 
 	agentPod := newPod(t, map[string]string{"sweep/input/agent.patch": agentPatch})
 	agentPod.withSpec(pc.StageSpec{Stage: pc.StageAgent, Workdir: repo, TimeoutSeconds: 60, BaseRef: "baseline",
-		Agent: &pc.AgentSpec{Kind: pc.AgentPatch}, Artifacts: []pc.Artifact{{Path: agentPod.Patch, Key: pc.PatchKey}}})
+		Agent: &pc.AgentSpec{Kind: agentkind.Patch}, Artifacts: []pc.Artifact{{Path: agentPod.Patch, Key: pc.PatchKey}}})
 	agentPod.run("agent")
 	s, outputs := agentPod.harvest(agentPod.run("collect", "-stay=false"))
 	if !s.Done || s.Reason != "" || !strings.Contains(string(outputs[pc.PatchKey]), "+    return 2") {
@@ -267,7 +268,7 @@ func TestSIGTERM(t *testing.T) {
 	})
 	t.Run("agent stage ends its tree", func(t *testing.T) {
 		spec := pc.StageSpec{Stage: pc.StageAgent, Workdir: t.TempDir(), GraceSeconds: 0.2,
-			Agent: &pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c", "(setsid sleep 300 &); echo up; sleep 300"},
+			Agent: &pc.AgentSpec{Kind: agentkind.External, Command: []string{"sh", "-c", "(setsid sleep 300 &); echo up; sleep 300"},
 				Env: map[string]string{"SIGTERM_TEST": t.TempDir()}}}
 		p := newPod(t, nil).withSpec(spec)
 		cmd, out := p.start("agent")

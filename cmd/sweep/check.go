@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -59,14 +60,14 @@ func newTasksCheckCmd(kube *cluster) *cobra.Command {
 				runs[agent.Kind()] = run
 			}
 			outcomes := map[string]map[string]trialOutput{}
-			for _, kind := range []string{"oracle", "nop"} {
+			for _, kind := range []string{agentkind.Oracle, agentkind.Nop} {
 				byTask, err := waitForOutcomes(cmd, cl, ns, runs[kind].Name)
 				if err != nil {
 					return err
 				}
 				outcomes[kind] = byTask
 			}
-			rows := checkRows(args, outcomes["oracle"], outcomes["nop"])
+			rows := checkRows(args, outcomes[agentkind.Oracle], outcomes[agentkind.Nop])
 			if format != outputTable {
 				err = writeStructured(cmd.OutOrStdout(), format, rows)
 			} else {
@@ -83,7 +84,7 @@ func newTasksCheckCmd(kube *cluster) *cobra.Command {
 			}
 			if failed > 0 {
 				return fmt.Errorf("%d of %d bugs failed the check: fix the task's solution or hidden tests (see `sweep info %s --per-task` and `sweep info %s --per-task`)",
-					failed, len(rows), runs["oracle"].Name, runs["nop"].Name)
+					failed, len(rows), runs[agentkind.Oracle].Name, runs[agentkind.Nop].Name)
 			}
 			return nil
 		},
@@ -128,7 +129,7 @@ func checkRows(tasks []string, oracle, nop map[string]trialOutput) []checkRow {
 	var rows []checkRow
 	for _, task := range tasks {
 		o, n := oracle[task], nop[task]
-		if problem := unmeasured(o, "oracle") + unmeasured(n, "nop"); problem != "" {
+		if problem := unmeasured(o, agentkind.Oracle) + unmeasured(n, agentkind.Nop); problem != "" {
 			rows = append(rows, checkRow{Task: task, Bug: "-", Oracle: orDash(o.Phase), Nop: orDash(n.Phase), Verdict: strings.TrimSuffix(problem, "; ")})
 			continue
 		}

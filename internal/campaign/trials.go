@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -119,7 +120,7 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 	if _, ok := cm.Data[evalv1.InstructionKey]; ok {
 		spec.InstructionConfigMap = cm.Name
 	}
-	if run.Spec.Agent.Oracle != nil {
+	if kind, _ := agentkind.Lookup(run.Spec.Agent.Kind()); kind.NeedsSolution {
 		spec.SolutionConfigMap = cm.Annotations[evalv1.AnnotationSolution]
 	}
 	if bugs := run.Spec.Tasks.Bugs[task.Name]; len(bugs) > 0 {

@@ -3,7 +3,6 @@ package hook
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
 )
@@ -29,7 +29,7 @@ func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error)
 	}
 	agent := spec.Agent
 	if agent == nil {
-		agent = &pc.AgentSpec{Kind: pc.AgentNop}
+		agent = &pc.AgentSpec{Kind: agentkind.Nop}
 	}
 	env := stageEnv(spec.Env, agent.Env, map[string]string{"SWEEP_INSTRUCTION": paths.Instruction})
 	r := newRunner(spec, log, env)
@@ -75,36 +75,52 @@ func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error)
 	return d, err
 }
 
-// runAgent runs the agent itself. It sets d.Reason for failures that are not a plain exit code.
+// runAgent runs the agent itself: the run mode of its kind. It sets d.Reason for failures that
+// are not a plain exit code.
 func runAgent(ctx context.Context, r *runner, agent *pc.AgentSpec, paths Paths, d *Done) outcome {
-	switch agent.Kind {
-	case pc.AgentNop:
-		return outcome{}
-	case pc.AgentPatch:
+	kind, ok := agentkind.Lookup(agent.Kind)
+	if !ok {
+		return outcome{err: fmt.Errorf("unknown agent kind %q in the stage spec: want %s", agent.Kind, agentkind.Names())}
+	}
+	run, ok := agentRuns[kind.Run]
+	if !ok {
+		return outcome{err: fmt.Errorf("agent kind %q: this sweep-hook cannot run mode %q", kind.Name, kind.Run)}
+	}
+	return run(ctx, r, agent, paths, d)
+}
+
+// agentRuns runs each run mode of internal/agentkind.
+var agentRuns = map[agentkind.RunMode]func(ctx context.Context, r *runner, agent *pc.AgentSpec, paths Paths, d *Done) outcome{
+	agentkind.RunNothing: func(context.Context, *runner, *pc.AgentSpec, Paths, *Done) outcome { return outcome{} },
+	agentkind.RunInputPatch: func(ctx context.Context, r *runner, _ *pc.AgentSpec, paths Paths, d *Done) outcome {
 		return applyPatches(ctx, r, d, filepath.Join(paths.Input, pc.AgentPatchFile))
-	case pc.AgentOracle:
-		solve := filepath.Join(paths.Solution, "solve.sh")
-		if _, err := os.Stat(solve); err == nil {
-			sh, err := proctree.Shell()
-			if err != nil {
-				return outcome{err: err}
-			}
-			return r.run(ctx, step{}, sh, solve)
-		}
-		patches, _ := filepath.Glob(filepath.Join(paths.Solution, "*.patch"))
-		if len(patches) == 0 {
-			return outcome{err: fmt.Errorf("solution %s has neither solve.sh nor *.patch", paths.Solution)}
-		}
-		sort.Strings(patches)
-		return applyPatches(ctx, r, d, patches...)
-	case pc.AgentCommand:
+	},
+	agentkind.RunSolution: runSolution,
+	agentkind.RunCommand: func(ctx context.Context, r *runner, agent *pc.AgentSpec, _ Paths, _ *Done) outcome {
 		argv := append(append([]string{}, agent.Command...), agent.Args...)
 		if len(argv) == 0 {
-			return outcome{err: errors.New("command agent has no command")}
+			return outcome{err: fmt.Errorf("%s agent has no command", agent.Kind)}
 		}
 		return r.run(ctx, step{}, argv[0], argv[1:]...)
+	},
+}
+
+// runSolution runs the solution's solve.sh, or else applies its patches in lexical order.
+func runSolution(ctx context.Context, r *runner, _ *pc.AgentSpec, paths Paths, d *Done) outcome {
+	solve := filepath.Join(paths.Solution, "solve.sh")
+	if _, err := os.Stat(solve); err == nil {
+		sh, err := proctree.Shell()
+		if err != nil {
+			return outcome{err: err}
+		}
+		return r.run(ctx, step{}, sh, solve)
 	}
-	return outcome{err: fmt.Errorf("unknown agent kind %q", agent.Kind)}
+	patches, _ := filepath.Glob(filepath.Join(paths.Solution, "*.patch"))
+	if len(patches) == 0 {
+		return outcome{err: fmt.Errorf("solution %s has neither solve.sh nor *.patch", paths.Solution)}
+	}
+	sort.Strings(patches)
+	return applyPatches(ctx, r, d, patches...)
 }
 
 // applyPatches applies each patch with git apply, stopping at the first that does not apply.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -52,7 +53,7 @@ func collectNow(t *testing.T, ctx context.Context, spec pc.StageSpec, paths Path
 
 func TestCollectorAfterAgent(t *testing.T) {
 	paths := podRoot(t, map[string]string{"sweep/input/agent.patch": patchFrom(t, map[string]string{"src/a.py": "x = 2\n"})})
-	spec := agentSpec(sweeptest.GitRepo(t, repoFiles, ""), paths, pc.AgentSpec{Kind: pc.AgentPatch})
+	spec := agentSpec(sweeptest.GitRepo(t, repoFiles, ""), paths, pc.AgentSpec{Kind: agentkind.Patch})
 	if _, err := RunAgent(context.Background(), spec, paths); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestCollectorStreamsLargeOutputs(t *testing.T) {
 
 func TestCollectorPatchTooLarge(t *testing.T) {
 	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": strings.Repeat("+", 2000)})
-	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
 	spec.Limits = pc.Limits{MaxRecordBytes: 1000}
 	writeDone(paths.Done, Done{Stage: pc.StageAgent})
 	s, outputs := collectNow(t, context.Background(), spec, paths)
@@ -116,7 +117,7 @@ func TestCollectorPatchTooLarge(t *testing.T) {
 
 func TestCollectorInterrupted(t *testing.T) {
 	paths := podRoot(t, map[string]string{"logs/agent/agent.log": "half way\n"})
-	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	s, outputs := collectNow(t, ctx, spec, paths)
@@ -133,7 +134,7 @@ func TestCollectorInterrupted(t *testing.T) {
 
 func TestCollectorBadDoneFile(t *testing.T) {
 	paths := podRoot(t, map[string]string{"sweep/run/done": "{not json"})
-	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
 	s, _ := collectNow(t, context.Background(), spec, paths)
 	if s.Done || s.Reason != reasons.CollectorInterrupted || !strings.Contains(s.Message, "done file") {
 		t.Errorf("summary = %+v", s)
@@ -185,7 +186,7 @@ func TestCollectorKeepsTheStreamWithinItsLimit(t *testing.T) {
 	rand.Read(patch) // incompressible: compression cannot rescue an overflow
 	rand.Read(log)
 	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": string(patch), "logs/agent/agent.log": string(log)})
-	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
 	spec.Artifacts = append(spec.Artifacts, pc.Artifact{Path: paths.AgentLog + ".copy", Key: "big.bin"})
 	os.WriteFile(paths.AgentLog+".copy", patch, 0o644)
 	spec.Limits = pc.Limits{MaxStreamBytes: 48 << 10}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -87,7 +88,7 @@ func TestAgentStage(t *testing.T) {
 		wantPatch  []string // substrings of the collected patch; nil: no patch file
 		check      func(t *testing.T, d Done, paths Paths, workdir string)
 	}{
-		{name: "binary patch that deletes and adds files", agent: pc.AgentSpec{Kind: pc.AgentPatch},
+		{name: "binary patch that deletes and adds files", agent: pc.AgentSpec{Kind: agentkind.Patch},
 			files: func(t *testing.T) map[string]string {
 				return map[string]string{"sweep/input/agent.patch": goodPatch(t)}
 			},
@@ -97,16 +98,16 @@ func TestAgentStage(t *testing.T) {
 					t.Errorf("img.bin = %q", got)
 				}
 			}},
-		{name: "patch that does not apply", agent: pc.AgentSpec{Kind: pc.AgentPatch},
+		{name: "patch that does not apply", agent: pc.AgentSpec{Kind: agentkind.Patch},
 			files: func(t *testing.T) map[string]string {
 				return map[string]string{"sweep/input/agent.patch": strings.ReplaceAll(goodPatch(t), "-x = 1", "-x = 7")}
 			},
 			wantReason: reasons.PatchApplyFailed, wantMsg: "agent.patch does not apply: error: patch failed: src/a.py:1", wantExit: 1,
 			wantPatch: []string{}},
-		{name: "patch file missing", agent: pc.AgentSpec{Kind: pc.AgentPatch},
+		{name: "patch file missing", agent: pc.AgentSpec{Kind: agentkind.Patch},
 			wantReason: reasons.AgentFailed, wantMsg: "patch: stat", wantExit: -1, wantPatch: []string{}},
-		{name: "nop", agent: pc.AgentSpec{Kind: pc.AgentNop}, wantPatch: []string{}},
-		{name: "oracle patches in lexical order", agent: pc.AgentSpec{Kind: pc.AgentOracle},
+		{name: "nop", agent: pc.AgentSpec{Kind: agentkind.Nop}, wantPatch: []string{}},
+		{name: "oracle patches in lexical order", agent: pc.AgentSpec{Kind: agentkind.Oracle},
 			files: func(t *testing.T) map[string]string {
 				return map[string]string{
 					"sweep/solution/1.patch": patchFrom(t, map[string]string{"src/a.py": "x = 2\n"}),
@@ -114,31 +115,31 @@ func TestAgentStage(t *testing.T) {
 				}
 			},
 			wantPatch: []string{"+x = 3"}},
-		{name: "oracle solve.sh", agent: pc.AgentSpec{Kind: pc.AgentOracle},
+		{name: "oracle solve.sh", agent: pc.AgentSpec{Kind: agentkind.Oracle},
 			files: func(t *testing.T) map[string]string {
 				return map[string]string{"sweep/solution/solve.sh": "echo 'x = 5' > src/a.py\n", "sweep/solution/ignored.patch": "junk"}
 			},
 			wantPatch: []string{"+x = 5"}},
-		{name: "oracle without solution", agent: pc.AgentSpec{Kind: pc.AgentOracle},
+		{name: "oracle without solution", agent: pc.AgentSpec{Kind: agentkind.Oracle},
 			wantReason: reasons.AgentFailed, wantMsg: "has neither solve.sh nor *.patch", wantExit: -1, wantPatch: []string{}},
-		{name: "command agent with instruction and env", files: func(t *testing.T) map[string]string {
+		{name: "external agent with instruction and env", files: func(t *testing.T) map[string]string {
 			return map[string]string{"sweep/task/instruction.md": "fix it\n"}
-		}, agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c"},
+		}, agent: pc.AgentSpec{Kind: agentkind.External, Command: []string{"sh", "-c"},
 			Args: []string{`cp "$SWEEP_INSTRUCTION" got.md && echo "$MODEL" > model.txt && exit 3`}, Env: map[string]string{"MODEL": "m1"}},
 			wantReason: reasons.AgentFailed, wantMsg: "agent: exit code 3", wantExit: 3,
 			wantPatch: []string{"+fix it", "+m1"}},
-		{name: "command not found", agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"/no/such/agent"}},
+		{name: "command not found", agent: pc.AgentSpec{Kind: agentkind.External, Command: []string{"/no/such/agent"}},
 			wantReason: reasons.AgentFailed, wantMsg: "no such file", wantExit: -1, wantPatch: []string{}},
-		{name: "empty command", agent: pc.AgentSpec{Kind: pc.AgentCommand},
-			wantReason: reasons.AgentFailed, wantMsg: "command agent has no command", wantExit: -1, wantPatch: []string{}},
+		{name: "empty command", agent: pc.AgentSpec{Kind: agentkind.External},
+			wantReason: reasons.AgentFailed, wantMsg: "external agent has no command", wantExit: -1, wantPatch: []string{}},
 		{name: "unknown kind", agent: pc.AgentSpec{Kind: "magic"},
 			wantReason: reasons.AgentFailed, wantMsg: `unknown agent kind "magic"`, wantExit: -1, wantPatch: []string{}},
 		{name: "agent that forks a daemon and times out; work so far is collected",
-			agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c",
+			agent: pc.AgentSpec{Kind: agentkind.External, Command: []string{"sh", "-c",
 				`echo partial > work.txt; (setsid sh -c 'sleep 300' &); sleep 300 & trap "" TERM; sleep 300`}},
 			timeout: 0.5, wantReason: reasons.AgentTimeout, wantMsg: "agent timed out", wantExit: -1,
 			wantPatch: []string{"+partial"}},
-		{name: "huge output is capped", agent: pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c",
+		{name: "huge output is capped", agent: pc.AgentSpec{Kind: agentkind.External, Command: []string{"sh", "-c",
 			`i=0; while [ $i -lt 3000 ]; do echo "line $i of output that goes on and on"; i=$((i+1)); done`}},
 			wantPatch: []string{},
 			check: func(t *testing.T, d Done, paths Paths, _ string) {
@@ -151,7 +152,7 @@ func TestAgentStage(t *testing.T) {
 					t.Errorf("capped log lacks its head, tail or marker")
 				}
 			}},
-		{name: "collect hooks are best-effort", agent: pc.AgentSpec{Kind: pc.AgentNop},
+		{name: "collect hooks are best-effort", agent: pc.AgentSpec{Kind: agentkind.Nop},
 			collect: []pc.CollectHook{
 				{Command: "echo broken; exit 4", TimeoutSeconds: 5},
 				{Command: "sleep 30", TimeoutSeconds: 0.3},
@@ -214,7 +215,7 @@ func TestAgentStage(t *testing.T) {
 
 func TestAgentStageOutsideGit(t *testing.T) {
 	paths := podRoot(t, nil)
-	d, err := RunAgent(context.Background(), agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: pc.AgentNop}), paths)
+	d, err := RunAgent(context.Background(), agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop}), paths)
 	if err != nil || len(d.Hooks) != 0 {
 		t.Fatalf("done = %+v, %v", d, err)
 	}
@@ -234,7 +235,7 @@ func TestCollectHookRunsAsUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := podRoot(t, nil)
-	spec := agentSpec(out, paths, pc.AgentSpec{Kind: pc.AgentNop})
+	spec := agentSpec(out, paths, pc.AgentSpec{Kind: agentkind.Nop})
 	spec.Collect = []pc.CollectHook{{Command: "id -u > uid.txt", User: "nobody", TimeoutSeconds: 10}}
 	d, err := RunAgent(context.Background(), spec, paths)
 	if err != nil {
@@ -270,7 +271,7 @@ func TestDefaultCollectionBase(t *testing.T) {
 			sweeptest.WriteFiles(t, workdir, map[string]string{"src/a.py": "x = 2\n"})
 			sweeptest.Run(t, workdir, "git", "commit", "-qam", "before the agent")
 			paths := podRoot(t, nil)
-			spec := agentSpec(workdir, paths, pc.AgentSpec{Kind: pc.AgentCommand, Command: []string{"sh", "-c",
+			spec := agentSpec(workdir, paths, pc.AgentSpec{Kind: agentkind.External, Command: []string{"sh", "-c",
 				`echo 'x = 3' > src/a.py && git -c user.name=a -c user.email=a@a commit -qam agent`}})
 			spec.BaseRef = tc.baseRef
 			if _, err := RunAgent(context.Background(), spec, paths); err != nil {

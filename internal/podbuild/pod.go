@@ -62,7 +62,6 @@ func podSpec(in JobInput) corev1.PodSpec {
 	}}
 
 	if stage == podcontract.StageAgent {
-		agent := trial.Spec.Agent
 		if trial.Spec.InstructionConfigMap != "" {
 			volumes = append(volumes, corev1.Volume{Name: volTask, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 				LocalObjectReference: corev1.LocalObjectReference{Name: trial.Spec.InstructionConfigMap},
@@ -70,34 +69,11 @@ func podSpec(in JobInput) corev1.PodSpec {
 			}}})
 			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volTask, MountPath: podcontract.TaskDir, ReadOnly: true})
 		}
-		switch {
-		case agent.Patch != nil:
-			volumes = append(volumes, corev1.Volume{Name: volInput, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-				SecretName: agent.Patch.SecretName,
-				Items:      []corev1.KeyToPath{{Key: trial.Spec.Task, Path: podcontract.AgentPatchFile}},
-			}}})
-			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volInput, MountPath: podcontract.InputDir, ReadOnly: true})
-		case agent.Oracle != nil && trial.Spec.SolutionConfigMap != "":
-			volumes = append(volumes, corev1.Volume{Name: volSolution, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-				LocalObjectReference: corev1.LocalObjectReference{Name: trial.Spec.SolutionConfigMap},
-				DefaultMode:          ptr.To[int32](0o755),
-			}}})
-			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volSolution, MountPath: podcontract.SolutionDir, ReadOnly: true})
-		case agent.External != nil:
-			volumes = append(volumes, emptyDir(volBundle))
-			initContainers = append(initContainers, corev1.Container{
-				Name:    BundleContainer,
-				Image:   agent.External.Image,
-				Command: []string{podcontract.HookPath, "install-bundle", agent.External.BundlePath, podcontract.AgentBundleDir},
-				VolumeMounts: []corev1.VolumeMount{
-					{Name: volBin, MountPath: podcontract.BinDir, ReadOnly: true},
-					{Name: volBundle, MountPath: podcontract.AgentBundleDir},
-				},
-			})
-			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volBundle, MountPath: podcontract.AgentBundleDir})
-			// Model credentials reach the agent container only.
-			env = append(env, agent.External.Env...)
-		}
+		parts := agentParts(trial)
+		volumes = append(volumes, parts.volumes...)
+		mainMounts = append(mainMounts, parts.mounts...)
+		initContainers = append(initContainers, parts.initContainers...)
+		env = parts.env
 	} else {
 		volumes = append(volumes, corev1.Volume{Name: volInput, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 			SecretName: ArtifactSecretName(trial.Name),

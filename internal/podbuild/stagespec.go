@@ -76,7 +76,7 @@ func AgentStageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, timeouts Timeou
 	spec.TimeoutSeconds = timeouts.Agent
 	spec.Env = task.Environment.Env
 	spec.BaseRef = DefaultBaseRef
-	spec.Agent = agentSpec(trial.Spec.Agent)
+	spec.Agent = agentStageSpec(trial.Spec.Agent)
 	for _, h := range task.Collect {
 		spec.Collect = append(spec.Collect, podcontract.CollectHook{Command: h.Command, TimeoutSeconds: h.TimeoutSec, User: h.User})
 	}
@@ -109,16 +109,4 @@ func baseSpec(trial *evalv1.TaskTrial, task *taskdef.Task, stage podcontract.Sta
 		Artifacts:    contractArtifacts(task),
 		Limits:       podcontract.DefaultLimits(),
 	}
-}
-
-func agentSpec(a evalv1.AgentSpec) *podcontract.AgentSpec {
-	switch {
-	case a.Patch != nil:
-		return &podcontract.AgentSpec{Kind: podcontract.AgentPatch}
-	case a.Oracle != nil:
-		return &podcontract.AgentSpec{Kind: podcontract.AgentOracle}
-	case a.External != nil:
-		return &podcontract.AgentSpec{Kind: podcontract.AgentCommand, Command: a.External.Command, Args: a.External.Args}
-	}
-	return &podcontract.AgentSpec{Kind: podcontract.AgentNop}
 }

@@ -43,14 +43,6 @@ const (
 	StageVerifier Stage = "verifier"
 )
 
-// Agent kinds.
-const (
-	AgentPatch   = "patch"
-	AgentOracle  = "oracle"
-	AgentNop     = "nop"
-	AgentCommand = "command"
-)
-
 // Built-in graders a verifier may name instead of /tests/test.sh.
 const (
 	GraderTestScript = ""
@@ -90,8 +82,9 @@ type StageSpec struct {
 
 // AgentSpec says which agent runs in the agent stage.
 type AgentSpec struct {
+	// Kind is an agent kind of internal/agentkind, named as in the API's spec.agent.
 	Kind string `json:"kind"`
-	// Command and Args run an external agent (Kind == AgentCommand) in Workdir.
+	// Command and Args are what a kind of run mode agentkind.RunCommand runs in Workdir.
 	Command []string          `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
