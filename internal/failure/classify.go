@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // Class groups reasons by what happens next.
@@ -197,7 +198,7 @@ func fromSummary(s Stage) (Verdict, bool) {
 	switch {
 	case deadline || sum.Reason == podcontract.ReasonVerifierTimeout:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonVerifierTimeout, Message: orDefault(sum.Message, "the verifier ran past its timeout")}, true
-	case sum.Reason == podcontract.ReasonGraderFailed || sum.Rewards["grader_failed"] >= 1:
+	case sum.Reason == podcontract.ReasonGraderFailed || !reward.Result(sum.Rewards).Measured():
 		return Verdict{Done: true, Class: ClassVerifier, Reason: podcontract.ReasonGraderFailed, Message: orDefault(sum.Message, "the grader reported grader_failed")}, true
 	case sum.Reason != "" && sum.Reason != podcontract.ReasonCollectorInterrupted:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: sum.Reason, Message: sum.Message}, true

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
@@ -99,8 +100,8 @@ type BugReport struct {
 const EvalSchema = "sweep-eval/1"
 
 // Run grades and writes OutDir/reward.json and OutDir/eval.json. It returns an error when the
-// grader failed; reward.json then says {"reward": 0, "grader_failed": 1}.
-func Run(ctx context.Context, o Options) (reward map[string]float64, err error) {
+// grader failed; reward.json then holds reward.GraderFailed().
+func Run(ctx context.Context, o Options) (result reward.Result, err error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -114,13 +115,13 @@ func Run(ctx context.Context, o Options) (reward map[string]float64, err error) 
 			err = fmt.Errorf("grader panic: %v", p)
 		}
 		if err != nil {
-			reward = GraderFailedReward
+			result = reward.GraderFailed()
 			ev.Error = err.Error()
 			fmt.Fprintf(o.Log, "[grader] failed: %v\n", err)
 		}
-		ev.Reward = reward
+		ev.Reward = result
 		ev.Timings["total"] = time.Since(start).Seconds()
-		if werr := writeOutputs(o.OutDir, reward, ev); werr != nil && err == nil {
+		if werr := writeOutputs(o.OutDir, result, ev); werr != nil && err == nil {
 			err = werr
 		}
 	}()
@@ -137,21 +138,14 @@ func Run(ctx context.Context, o Options) (reward map[string]float64, err error) 
 	if err != nil {
 		return nil, err
 	}
-	return rewardMap(r), nil
+	return r.Result(), nil
 }
 
-func rewardMap(r Reward) map[string]float64 {
-	b, _ := json.Marshal(r)
-	var m map[string]float64
-	json.Unmarshal(b, &m)
-	return m
-}
-
-func writeOutputs(dir string, reward map[string]float64, ev *Eval) error {
+func writeOutputs(dir string, result reward.Result, ev *Eval) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	rb, err := json.Marshal(reward)
+	rb, err := reward.Encode(result)
 	if err != nil {
 		return err
 	}
@@ -159,7 +153,7 @@ func writeOutputs(dir string, reward map[string]float64, ev *Eval) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(os.WriteFile(filepath.Join(dir, "reward.json"), append(rb, '\n'), 0o644),
+	return errors.Join(os.WriteFile(filepath.Join(dir, reward.FileJSON), rb, 0o644),
 		os.WriteFile(filepath.Join(dir, "eval.json"), append(eb, '\n'), 0o644))
 }
 
