@@ -17,8 +17,11 @@
 //     grader that crashed before it could write its full result. SWE-sweep's scoring skips such
 //     a file: it counts neither as bugs nor as an evaluation failure. Its reward is still shown.
 //
-// Apart from scoring, a result whose grader_failed is 1 or more is never a measurement
-// (Measured): the hook and the failure classifier end such a trial as GraderFailed.
+// Before scoring, a result whose grader_failed is 1 or more is never a measurement (Measured):
+// the hook and the failure classifier end such a trial Failed with reason GraderFailed, and a
+// trial that ended without a measurement is an evaluation failure of its campaign whatever its
+// result holds. In a cluster a skipped result therefore comes from a trial that succeeded (a
+// reward-only task); in a job directory read by `sweep info DIR`, from the file itself.
 package reward
 
 import (
