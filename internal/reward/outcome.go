@@ -2,14 +2,14 @@ package reward
 
 // Outcome is what a trial and its campaign derive from a result (see the package doc).
 type Outcome struct {
-	// Measured is false for a grader failure (grader_failed ≥ 1).
+	// Measured is false for a grader failure (grader_failed ≥ 1): an evaluation failure,
+	// whatever else the result holds.
 	Measured bool
-	// Scored: the result counts in bugs. It needs all of reward, n_subtasks, n_resolved and
-	// visible_ok, and to be measured.
-	Scored bool
-	// Skipped: the result lacks one of those keys; scoring ignores it (neither bugs nor an
-	// evaluation failure).
+	// Skipped: a measured result that lacks one of reward, n_subtasks, n_resolved and
+	// visible_ok; scoring ignores it (neither bugs nor an evaluation failure).
 	Skipped bool
+	// Scored: a measured result with all four keys; it counts in bugs.
+	Scored bool
 	// Bugs and Resolved are n_subtasks and n_resolved of a scored result, else 0.
 	Bugs     int
 	Resolved float64
@@ -25,14 +25,14 @@ var scoredKeys = []string{KeyReward, KeySubtasks, KeyResolved, KeyVisibleOK}
 // Outcome derives the outcome of the result.
 func (r Result) Outcome() Outcome {
 	o := Outcome{Measured: r.Measured(), Reward: r[KeyReward]}
+	if !o.Measured {
+		return o
+	}
 	for _, k := range scoredKeys {
 		if _, ok := r[k]; !ok {
 			o.Skipped = true
 			return o
 		}
-	}
-	if !o.Measured {
-		return o
 	}
 	o.Scored = true
 	o.Bugs, o.Resolved = int(r[KeySubtasks]), r[KeyResolved]

@@ -5,23 +5,22 @@
 // scoring, `sweep info` and `sweep export` all go through this package, so that a trial and
 // its campaign never read one result two ways.
 //
-// A result is one of three things to scoring (Outcome):
+// A result is one of three things to a trial and its campaign (Outcome):
 //
-//   - scored: it has all of reward, n_subtasks, n_resolved and visible_ok, and grader_failed is
-//     below 1. It counts n_subtasks bugs of which n_resolved are resolved, and it is regressed
-//     when visible_ok is below 1.
-//   - an evaluation failure: it has those keys and grader_failed is 1 or more. The grader
-//     crashed; the result is not a measurement, never a 0.
-//   - skipped: it lacks one of those keys, as the result of a reward-only Harbor task (reward.txt,
-//     or reward.json with only "reward") or a bare {"reward": 0, "grader_failed": 1} left by a
-//     grader that crashed before it could write its full result. SWE-sweep's scoring skips such
-//     a file: it counts neither as bugs nor as an evaluation failure. Its reward is still shown.
+//   - not measured: grader_failed is 1 or more, whatever else it holds (SWE-sweep's nine keys,
+//     or the bare {"reward": 0, "grader_failed": 1} of a grader that crashed early). The hook
+//     and the failure classifier end such a trial Failed with reason GraderFailed; scoring
+//     counts it as an evaluation failure, never a 0, in a cluster and in a job directory alike.
+//   - skipped: measured, but it lacks one of reward, n_subtasks, n_resolved and visible_ok, as
+//     the result of a reward-only Harbor task (reward.txt, or reward.json with only "reward").
+//     SWE-sweep's scoring skips such a file, and so do we: the trial succeeds and shows its
+//     reward, but it counts neither as bugs nor as an evaluation failure.
+//   - scored: measured with all four keys. It counts n_subtasks bugs of which n_resolved are
+//     resolved, and it is regressed when visible_ok is below 1.
 //
-// Before scoring, a result whose grader_failed is 1 or more is never a measurement (Measured):
-// the hook and the failure classifier end such a trial Failed with reason GraderFailed, and a
-// trial that ended without a measurement is an evaluation failure of its campaign whatever its
-// result holds. In a cluster a skipped result therefore comes from a trial that succeeded (a
-// reward-only task); in a job directory read by `sweep info DIR`, from the file itself.
+// SWE-sweep's own scoring reads a bare grader failure as skipped too, because it lacks the
+// keys; we decide "measured" first, so that every grader failure stays visible as an
+// evaluation failure and a campaign reads the same in the cluster and from `sweep export`.
 package reward
 
 import (

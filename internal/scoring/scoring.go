@@ -52,9 +52,9 @@ type Report struct {
 	Tasks   []Task
 }
 
-// Score computes the report. A trial without a result, or whose complete result says
-// grader_failed, is an evaluation failure; a result that lacks one of SWE-sweep's scoring keys
-// (a reward-only task, a bare grader failure) is skipped.
+// Score computes the report. A trial without a result, or whose result says grader_failed, is
+// an evaluation failure; a result that lacks one of SWE-sweep's scoring keys (a reward-only
+// task) is skipped.
 func Score(trials []Trial) Report {
 	type acc struct {
 		trials                     int
@@ -71,11 +71,11 @@ func Score(trials []Trial) Report {
 		}
 		o := t.Rewards.Outcome()
 		switch {
+		case !o.Measured:
+			rep.EvaluationFailures++
+			continue
 		case o.Skipped:
 			rep.Skipped++
-			continue
-		case !o.Scored:
-			rep.EvaluationFailures++
 			continue
 		}
 		a := byTask[t.Task]

@@ -44,9 +44,9 @@ func TestScore(t *testing.T) {
 			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
 				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 4, ResolvedCounted: 4, Reward: 1}}},
 		},
-		"a bare grader failure lacks the scoring keys: skipped, as SWE-sweep's scoring does": {
+		"a bare grader failure lacks the scoring keys and is an evaluation failure all the same": {
 			trials: []Trial{sweep("a", 4, 4, 1), bareGraderFailed},
-			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, Skipped: 1,
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
 				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 4, ResolvedCounted: 4, Reward: 1}}},
 		},
 		"unmeasured trial is an evaluation failure": {
