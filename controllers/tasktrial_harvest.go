@@ -3,7 +3,6 @@ package controllers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -16,6 +15,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -120,26 +120,7 @@ func tooLarge(what string, size int64) *failure.Verdict {
 }
 
 func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summary, outputs map[string][]byte) (*failure.Verdict, error) {
-	st := &s.trial.Status
-	st.Rewards = make(map[string]string, len(sum.Rewards))
-	for k, v := range sum.Rewards {
-		st.Rewards[k] = scoring.Format(v)
-	}
-	reward := sum.Rewards[scoring.KeyReward]
-	st.Score = scoring.Format(reward)
-	st.BugsTotal = s.trial.Spec.BugsTotal
-	if n, ok := sum.Rewards[scoring.KeySubtasks]; ok {
-		st.BugsTotal, st.BugsResolved = int32(n), int32(sum.Rewards[scoring.KeyResolved])
-	} else {
-		// A reward-only task counts as one bug unless its ConfigMap says otherwise.
-		st.BugsTotal = max(st.BugsTotal, 1)
-		if reward >= 1 {
-			st.BugsResolved = st.BugsTotal
-		}
-	}
-	if v, ok := sum.Rewards[scoring.KeyVisibleOK]; ok && v < 1 {
-		st.Regressed = true
-	}
+	scoreStatus(&s.trial.Status, sum.Rewards)
 	data := map[string][]byte{}
 	size := 0
 	for _, key := range []string{podcontract.RecordReward, podcontract.RecordSWEBenchReport, podcontract.RecordEval} {
@@ -149,7 +130,7 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 		}
 	}
 	if _, ok := data[podcontract.RecordReward]; !ok {
-		b, err := json.Marshal(sum.Rewards)
+		b, err := reward.Encode(sum.Rewards)
 		if err != nil {
 			return nil, err
 		}
@@ -161,4 +142,18 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 		Data: data,
 	}
 	return nil, s.createOwned(ctx, secret)
+}
+
+// scoreStatus writes a graded result into the trial's status, as reward.Outcome reads it, so
+// that the trial shows what its campaign counts: a result that scoring skips (a reward-only
+// task) shows its reward and no bug counts.
+func scoreStatus(st *evalv1.TaskTrialStatus, result reward.Result) {
+	st.Rewards = make(map[string]string, len(result))
+	for k, v := range result {
+		st.Rewards[k] = scoring.Format(v)
+	}
+	o := result.Outcome()
+	st.Score = scoring.Format(o.Reward)
+	st.BugsTotal, st.BugsResolved = int32(o.Bugs), int32(o.Resolved)
+	st.Regressed = o.Regressed
 }

@@ -269,6 +269,10 @@ func (s *trialScope) recordStageEnd(stage podcontract.Stage, ss *evalv1.StageSta
 		code := int32(sum.ExitCode)
 		ss.ExitCode = &code
 	}
+	if stage == podcontract.StageVerifier {
+		// Set from each verifier run's verdict, so that a retry that grades clears it.
+		s.trial.Status.GraderFailed = v.Reason == reasons.GraderFailed
+	}
 	if v.Class == failure.ClassInfrastructure || v.Class == failure.ClassVerifier && stage == podcontract.StageVerifier {
 		return
 	}

@@ -56,7 +56,8 @@ type TaskTrialSpec struct {
 	// +optional
 	// +listType=set
 	Bugs []string `json:"bugs,omitempty"`
-	// BugsTotal is the task's bug count before a verifier reports n_subtasks.
+	// BugsTotal is the task's declared bug count (its ConfigMap's, or the number of Bugs). The
+	// trial's counted bugs come from its verifier's result (status.bugsTotal).
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	BugsTotal int32 `json:"bugsTotal,omitempty"`
@@ -154,6 +155,9 @@ type TaskTrialStatus struct {
 	Rewards map[string]string `json:"rewards,omitempty"`
 	// +optional
 	Score string `json:"score,omitempty"`
+	// BugsTotal and BugsResolved are the result's n_subtasks and n_resolved. Both are absent
+	// when the result lacks one of reward, n_subtasks, n_resolved and visible_ok (a reward-only
+	// task): the campaign's score skips such a trial, as SWE-sweep's scoring does.
 	// +optional
 	BugsTotal int32 `json:"bugsTotal,omitempty"`
 	// +optional
@@ -161,7 +165,8 @@ type TaskTrialStatus struct {
 	// Regressed: a visible test that passed at the base no longer passes (score 0).
 	// +optional
 	Regressed bool `json:"regressed,omitempty"`
-	// GraderFailed: the grader crashed; the trial is not measured.
+	// GraderFailed: the grader crashed or its result says grader_failed; the trial is not
+	// measured (it ends Failed with reason GraderFailed, an evaluation failure of its campaign).
 	// +optional
 	GraderFailed bool `json:"graderFailed,omitempty"`
 	// InfrastructureRetries used so far.

@@ -13,7 +13,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/agentkind"
-	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 func newTasksCheckCmd(kube *cluster) *cobra.Command {
@@ -135,7 +135,7 @@ func checkRows(tasks []string, oracle, nop map[string]trialOutput) []checkRow {
 		}
 		if len(o.Bugs) == 0 {
 			oracleReward, nopReward := rewardOf(o), rewardOf(n)
-			row := checkRow{Task: task, Bug: "-", Oracle: "reward " + o.Rewards[scoring.KeyReward], Nop: "reward " + n.Rewards[scoring.KeyReward]}
+			row := checkRow{Task: task, Bug: "-", Oracle: "reward " + o.Rewards[reward.KeyReward], Nop: "reward " + n.Rewards[reward.KeyReward]}
 			switch {
 			case oracleReward < 1:
 				row.Verdict = "the oracle does not score 1: its solution is wrong or the tests are"
@@ -185,7 +185,7 @@ func unmeasured(t trialOutput, agent string) string {
 
 // rewardOf is the trial's reward; a missing one is 0, as Harbor counts it.
 func rewardOf(t trialOutput) float64 {
-	f, _ := strconv.ParseFloat(t.Rewards[scoring.KeyReward], 64)
+	f, _ := strconv.ParseFloat(t.Rewards[reward.KeyReward], 64)
 	return f
 }
 

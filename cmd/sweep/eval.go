@@ -25,6 +25,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/report"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
@@ -285,10 +286,10 @@ func writeEvalTable(w io.Writer, out evalOutput, rep scoring.Report) error {
 	fmt.Fprintln(tw, "ATTEMPT\tPHASE\tREWARD\tRESOLVED\tREGRESSIONS\tREASON")
 	for _, t := range out.Trials {
 		resolved := "-"
-		if n, ok := t.Rewards[scoring.KeySubtasks]; ok {
-			resolved = trimZeros(t.Rewards[scoring.KeyResolved]) + "/" + trimZeros(n)
+		if n, ok := t.Rewards[reward.KeySubtasks]; ok {
+			resolved = trimZeros(t.Rewards[reward.KeyResolved]) + "/" + trimZeros(n)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", t.Attempt, t.Phase, orDash(t.Rewards[scoring.KeyReward]), resolved, len(t.Regressions), orDash(t.Reason))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", t.Attempt, t.Phase, orDash(t.Rewards[reward.KeyReward]), resolved, len(t.Regressions), orDash(t.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

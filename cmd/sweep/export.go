@@ -18,6 +18,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 func newExportCmd(kube *cluster) *cobra.Command {
@@ -103,7 +104,9 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 		// Harbor and SWE-sweep tools see a grader failure in reward.json itself and drop it.
 		out.RewardJSON = results[podcontract.RecordReward]
 		if out.RewardJSON == nil {
-			out.RewardJSON = []byte(`{"reward": 0, "grader_failed": 1}`)
+			if out.RewardJSON, err = reward.Encode(reward.GraderFailed()); err != nil {
+				return out, err
+			}
 		}
 	}
 	if !scored.Measured {

@@ -17,7 +17,7 @@ func fraction(a, b int) string { return scoring.Format(float64(a) / float64(b)) 
 // The fixture job exercises every branch of the score: several attempts with a regression
 // (arrow), a grader failure next to a graded trial (agda), a task whose only trial failed
 // grading (astropy), reward-only tasks read from reward.json and reward.txt with the task named
-// by result.json (hello-world), and a trial without a reward (fix-the-bug).
+// by result.json (hello-world, skipped by the score), and a trial without a reward (fix-the-bug).
 func TestInfoDir(t *testing.T) {
 	for _, tc := range []struct {
 		golden string

@@ -58,7 +58,7 @@ func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring
 		}
 	}
 	rep := scoring.Score(in)
-	status.GradedTrials = int32(len(in) - rep.EvaluationFailures)
+	status.GradedTrials = int32(rep.GradedTrials)
 	status.EvaluationFailures = int32(rep.EvaluationFailures)
 	status.BugsTotal = int32(rep.GradedBugs)
 	status.BugsResolved = strconv.FormatFloat(rep.ResolvedBugs, 'f', 2, 64)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // Class groups reasons by what happens next.
@@ -186,7 +187,7 @@ func fromSummary(s Stage) (Verdict, bool) {
 	switch {
 	case deadline || sum.Reason == reasons.VerifierTimeout:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.VerifierTimeout, Message: orDefault(sum.Message, "the verifier ran past its timeout")}, true
-	case sum.Reason == reasons.GraderFailed || sum.Rewards["grader_failed"] >= 1:
+	case sum.Reason == reasons.GraderFailed || !reward.Result(sum.Rewards).Measured():
 		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: orDefault(sum.Message, "the grader reported grader_failed")}, true
 	case sum.Reason != "" && sum.Reason != reasons.CollectorInterrupted:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: sum.Reason, Message: sum.Message}, true

@@ -67,8 +67,8 @@ func TestReadTrialsErrors(t *testing.T) {
 	}{
 		"no trials":       {files: map[string]string{"job/readme": ""}, want: "job: no trial folders"},
 		"no task name":    {files: map[string]string{"job/t/verifier/reward.json": `{"reward": 1}`}, want: "t: no task name: set task.path in config.json or task_name in result.json"},
-		"bad reward.json": {files: map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "job/t/verifier/reward.json": `{"reward": "high"}`}, want: "reward.json: want a flat JSON object of numbers"},
-		"bad reward.txt":  {files: map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "job/t/verifier/reward.txt": "n/a"}, want: `reward.txt: want one number, got "n/a"`},
+		"bad reward.json": {files: map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "job/t/verifier/reward.json": `{"reward": "high"}`}, want: `verifier: reward.json key "reward": "high" is not a number: rewrite the file or delete the trial folder`},
+		"bad reward.txt":  {files: map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "job/t/verifier/reward.txt": "n/a"}, want: `verifier: reward.txt holds "n/a", which is not a number; want one number such as 0.5: rewrite the file or delete the trial folder`},
 		"bad config.json": {files: map[string]string{"job/t/config.json": `{`, "job/t/verifier/reward.txt": "1"}, want: "config.json: not valid JSON"},
 	}
 	for name, tc := range cases {

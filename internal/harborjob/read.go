@@ -13,9 +13,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -24,8 +24,6 @@ const (
 	ConfigFile   = "config.json"
 	ResultFile   = "result.json"
 	VerifierDir  = "verifier"
-	RewardJSON   = "reward.json"
-	RewardTxt    = "reward.txt"
 	EvalJSON     = "eval.json"
 	ArtifactsDir = "artifacts"
 )
@@ -63,7 +61,7 @@ func ReadTrials(roots []string) ([]scoring.Trial, error) {
 		}
 		if len(dirs) == before {
 			return nil, fmt.Errorf("%s: no trial folders (a folder with %s or a %s naming a trial): give a Harbor job directory or the output of `sweep export`",
-				root, path.Join(VerifierDir, RewardJSON), ResultFile)
+				root, path.Join(VerifierDir, reward.FileJSON), ResultFile)
 		}
 	}
 	sort.Strings(dirs)
@@ -91,7 +89,7 @@ type configFile struct {
 }
 
 func isTrialDir(dir string) (bool, error) {
-	if _, ok, err := rewardFile(dir); ok || err != nil {
+	if _, ok, err := readResult(dir); ok || err != nil {
 		return ok, err
 	}
 	var res resultFile
@@ -99,17 +97,18 @@ func isTrialDir(dir string) (bool, error) {
 	return ok && res.TrialName != "", err
 }
 
-// rewardFile finds the reward a verifier left: reward.json first, else reward.txt, as Harbor.
-func rewardFile(dir string) (string, bool, error) {
-	for _, name := range []string{RewardJSON, RewardTxt} {
-		p := filepath.Join(dir, VerifierDir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, true, nil
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", false, err
-		}
+// readResult reads the result the verifier left in the trial folder, as Harbor: reward.json
+// first, else reward.txt. ok is false when it left neither.
+func readResult(dir string) (result reward.Result, ok bool, err error) {
+	verifier := filepath.Join(dir, VerifierDir)
+	result, err = reward.Read(verifier)
+	switch {
+	case errors.Is(err, reward.ErrNoResult):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: %w: rewrite the file or delete the trial folder", verifier, err)
 	}
-	return "", false, nil
+	return result, true, nil
 }
 
 func readJSON(file string, v any) (bool, error) {
@@ -131,15 +130,11 @@ func readTrial(dir string) (scoring.Trial, error) {
 	if err != nil {
 		return scoring.Trial{}, err
 	}
-	file, ok, err := rewardFile(dir)
-	if err != nil || !ok {
-		return scoring.Trial{Task: task}, err
-	}
-	rewards, err := readRewards(file)
+	result, ok, err := readResult(dir)
 	if err != nil {
 		return scoring.Trial{}, err
 	}
-	return scoring.Trial{Task: task, Measured: true, Rewards: rewards}, nil
+	return scoring.Trial{Task: task, Measured: ok, Rewards: result}, nil
 }
 
 // taskName is the basename of task.path in config.json, else task_name in result.json.
@@ -159,23 +154,4 @@ func taskName(dir string) (string, error) {
 		return res.TaskName, nil
 	}
 	return "", fmt.Errorf("%s: no task name: set task.path in %s or task_name in %s", dir, ConfigFile, ResultFile)
-}
-
-func readRewards(file string) (map[string]float64, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	if filepath.Base(file) == RewardTxt {
-		x, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: want one number, got %q: rewrite the file or delete the trial folder", file, strings.TrimSpace(string(data)))
-		}
-		return map[string]float64{scoring.KeyReward: x}, nil
-	}
-	rewards := map[string]float64{}
-	if err := json.Unmarshal(data, &rewards); err != nil {
-		return nil, fmt.Errorf("%s: want a flat JSON object of numbers (%v): rewrite the file or delete the trial folder", file, err)
-	}
-	return rewards, nil
 }

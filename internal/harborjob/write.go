@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // Job is a campaign to write in Harbor's layout.
@@ -129,16 +131,16 @@ func writeTrial(dir string, job Job, t Trial) error {
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return err
 	}
-	reward := t.RewardJSON
-	if reward == nil && t.Rewards != nil {
+	rewardJSON := t.RewardJSON
+	if rewardJSON == nil && t.Rewards != nil {
 		var err error
-		if reward, err = json.Marshal(t.Rewards); err != nil {
-			return err
+		if rewardJSON, err = reward.Encode(t.Rewards); err != nil {
+			return fmt.Errorf("trial %s: %w", t.Name, err)
 		}
 	}
 	files := map[string][]byte{}
-	if reward != nil {
-		files[filepath.Join(VerifierDir, RewardJSON)] = reward
+	if rewardJSON != nil {
+		files[filepath.Join(VerifierDir, reward.FileJSON)] = rewardJSON
 	}
 	if t.EvalJSON != nil {
 		files[filepath.Join(VerifierDir, EvalJSON)] = t.EvalJSON

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // Paths are the files and directories a stage uses.
@@ -51,6 +52,5 @@ func RootedPaths(root string) Paths {
 }
 
 func (p Paths) testStdout() string { return filepath.Join(p.VerifierDir, pc.RecordTestStdout) }
-func (p Paths) rewardJSON() string { return filepath.Join(p.VerifierDir, "reward.json") }
-func (p Paths) rewardText() string { return filepath.Join(p.VerifierDir, "reward.txt") }
+func (p Paths) rewardJSON() string { return filepath.Join(p.VerifierDir, reward.FileJSON) }
 func (p Paths) evalJSON() string   { return filepath.Join(p.VerifierDir, pc.RecordEval) }

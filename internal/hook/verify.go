@@ -12,6 +12,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // VerifyOptions are what the verifier stage needs besides its spec and paths.
@@ -57,20 +58,20 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 		d.Reason, d.Message = reasons.VerifierTimeout, "verifier "+o.describe()
 	default:
 		// The exit code of test.sh does not matter (as in Harbor); the reward file does.
-		rewards, err := readRewards(paths.rewardJSON(), paths.rewardText())
+		result, err := reward.Read(paths.VerifierDir)
 		switch {
 		case err != nil && builtIn:
 			// A built-in grader that left no valid reward crashed: not measured, never a 0.
 			d.Reason, d.Message = reasons.GraderFailed, fmt.Sprintf("grader %s: %s (%s)", spec.Verifier.Grader, err, o.describe())
-			d.Rewards = map[string]float64{"reward": 0, "grader_failed": 1}
-			if werr := writeFileAtomic(paths.rewardJSON(), []byte(`{"reward": 0, "grader_failed": 1}`+"\n"), 0o644); werr != nil {
-				log.Printf("cannot write reward.json: %v", werr)
+			d.Rewards = reward.GraderFailed()
+			if werr := writeGraderFailed(paths.rewardJSON()); werr != nil {
+				log.Printf("cannot write %s: %v", reward.FileJSON, werr)
 			}
 		case err != nil:
 			d.Reason, d.Message = reasons.RewardMissing, err.Error()
 		default:
-			d.Rewards = rewards
-			if rewards["grader_failed"] >= 1 {
+			d.Rewards = result
+			if !result.Measured() {
 				d.Reason, d.Message = reasons.GraderFailed, "the grader reported grader_failed"
 			}
 		}
@@ -85,6 +86,14 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 		return d, werr
 	}
 	return d, err
+}
+
+func writeGraderFailed(path string) error {
+	b, err := reward.Encode(reward.GraderFailed())
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b, 0o644)
 }
 
 // verifierGrader is the grader the stage spec names; no verifier section means test.sh.

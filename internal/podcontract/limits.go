@@ -1,6 +1,10 @@
 package podcontract
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/swe-sweep/sweep-operator/internal/reward"
+)
 
 // DefaultLimits are the limits used when a StageSpec sets none. The kubelet rotates a
 // container's log at 10 MiB by default (containerLogMaxSize) and the API then serves only the
@@ -32,7 +36,7 @@ func (l Limits) WithDefaults() Limits {
 const (
 	RecordAgentLog   = "agent.log"
 	RecordTestStdout = "test-stdout.txt"
-	RecordReward     = "reward.json"
+	RecordReward     = reward.FileJSON
 	RecordEval       = "eval.json"
 	// RecordSWEBenchReport is the SWE-bench grader's per-instance report.json (official schema),
 	// written for completed instances only; the verifier sends it when its grader is swebench.

@@ -93,6 +93,7 @@ func TestDecodeSummaryRejects(t *testing.T) {
 		{"bad sha256", `{"stage":"agent","streamID":"x","outputs":[{"name":"a","sha256":"zz"}]}`, "invalid sha256"},
 		{"inline in streamed", `{"stage":"agent","streamID":"x","streamed":true,"outputs":[{"name":"a","sha256":"` + sha + `","inline":"YQ=="}]}`, "inline in a streamed summary"},
 		{"string reward", `{"stage":"verifier","streamID":"x","rewards":{"reward":"1"}}`, "not a summary"},
+		{"reward key too long", `{"stage":"verifier","streamID":"x","rewards":{"` + strings.Repeat("k", 65) + `":1}}`, "keys must have 1 to 64 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := DecodeSummary(tc.msg); err == nil || !strings.Contains(err.Error(), tc.want) {

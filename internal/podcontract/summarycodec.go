@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // NewOutput describes data sent under name; originalSize is the file's size before any
@@ -112,9 +113,9 @@ func (s Summary) validate() error {
 	if !ValidRecordName(s.StreamID) {
 		return fmt.Errorf("invalid stream id %q", s.StreamID)
 	}
-	for k, v := range s.Rewards {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("reward %s is not finite", k)
+	if len(s.Rewards) > 0 {
+		if err := reward.Result(s.Rewards).Validate(); err != nil {
+			return err
 		}
 	}
 	seen := map[string]bool{}

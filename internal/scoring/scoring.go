@@ -1,23 +1,12 @@
-// Package scoring computes SWE-sweep's campaign score from trial rewards (DESIGN section 5).
+// Package scoring computes SWE-sweep's campaign score from trial results. What one result
+// counts for is internal/reward's Outcome, which the trial controller uses too.
 package scoring
 
 import (
-	"math"
 	"sort"
 	"strconv"
-)
 
-// Reward keys a SWE-sweep verifier writes.
-const (
-	KeyReward       = "reward"
-	KeySubtasks     = "n_subtasks"
-	KeyResolved     = "n_resolved"
-	KeyPartial      = "n_partial"
-	KeyVisibleOK    = "visible_ok"
-	KeyRegressions  = "n_regressions"
-	KeyPatchApplied = "agent_patch_applied"
-	KeyBuildOK      = "agent_build_ok"
-	KeyGraderFailed = "grader_failed"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // Trial is one trial's outcome as scoring needs it.
@@ -26,7 +15,7 @@ type Trial struct {
 	// Measured is false when the trial ended without rewards (verifier or infrastructure
 	// failure): it is an evaluation failure, never a 0.
 	Measured bool
-	Rewards  map[string]float64
+	Rewards  reward.Result
 }
 
 // Task is one task's line of the report.
@@ -47,25 +36,25 @@ type Task struct {
 
 // Report is SWE-sweep's benchmark report.
 type Report struct {
-	GradedTasks int
-	GradedBugs  int
+	// GradedTrials counts the scored trials.
+	GradedTrials int
+	GradedTasks  int
+	GradedBugs   int
 	// ResolvedBugs are bugs resolved in regression-free trials (the score's numerator).
 	ResolvedBugs             float64
 	Score                    float64
 	ScoreIgnoringRegressions float64
 	MeanReward               float64
 	EvaluationFailures       int
-	Tasks                    []Task
+	// Skipped counts the trials whose result scoring skips (reward.Outcome): neither graded
+	// nor evaluation failures.
+	Skipped int
+	Tasks   []Task
 }
 
-// IsMeasured reports whether rewards are a measurement: a grader failure is not.
-func IsMeasured(rewards map[string]float64) bool {
-	return rewards[KeyGraderFailed] < 1
-}
-
-// Score computes the report. Trials with grader_failed or without rewards are dropped and
-// counted as evaluation failures. A reward-only task (no n_subtasks) counts as one bug,
-// resolved to the extent of its reward, so that Harbor-style tasks share the micro-average.
+// Score computes the report. A trial without a result, or whose result says grader_failed, is
+// an evaluation failure; a result that lacks one of SWE-sweep's scoring keys (a reward-only
+// task) is skipped.
 func Score(trials []Trial) Report {
 	type acc struct {
 		trials                     int
@@ -76,8 +65,17 @@ func Score(trials []Trial) Report {
 	byTask := map[string]*acc{}
 	var rep Report
 	for _, t := range trials {
-		if !t.Measured || !IsMeasured(t.Rewards) {
+		if !t.Measured {
 			rep.EvaluationFailures++
+			continue
+		}
+		o := t.Rewards.Outcome()
+		switch {
+		case !o.Measured:
+			rep.EvaluationFailures++
+			continue
+		case o.Skipped:
+			rep.Skipped++
 			continue
 		}
 		a := byTask[t.Task]
@@ -85,23 +83,15 @@ func Score(trials []Trial) Report {
 			a = &acc{}
 			byTask[t.Task] = a
 		}
-		reward := t.Rewards[KeyReward]
-		subtasks, resolved := 1, math.Max(0, math.Min(1, reward))
-		if n, ok := t.Rewards[KeySubtasks]; ok {
-			subtasks, resolved = int(n), t.Rewards[KeyResolved]
-		}
-		visibleOK := 1.0
-		if v, ok := t.Rewards[KeyVisibleOK]; ok {
-			visibleOK = v
-		}
+		rep.GradedTrials++
 		a.trials++
-		a.subtasks = max(a.subtasks, subtasks)
-		a.resolved += resolved
-		a.rewardΣ += reward
-		if visibleOK < 1 {
+		a.subtasks = max(a.subtasks, o.Bugs)
+		a.resolved += o.Resolved
+		a.rewardΣ += o.Reward
+		if o.Regressed {
 			a.regressed++
 		} else {
-			a.counted += resolved
+			a.counted += o.Resolved
 		}
 	}
 	names := make([]string, 0, len(byTask))

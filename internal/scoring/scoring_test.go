@@ -5,20 +5,30 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 func sweep(task string, subtasks, resolved, visibleOK float64) Trial {
-	reward := 0.0
+	r := 0.0
 	if visibleOK >= 1 {
-		reward = resolved / subtasks
+		r = resolved / subtasks
 	}
-	return Trial{Task: task, Measured: true, Rewards: map[string]float64{
-		KeyReward: reward, KeySubtasks: subtasks, KeyResolved: resolved, KeyVisibleOK: visibleOK, KeyGraderFailed: 0,
+	return Trial{Task: task, Measured: true, Rewards: reward.Result{
+		reward.KeyReward: r, reward.KeySubtasks: subtasks, reward.KeyResolved: resolved, reward.KeyVisibleOK: visibleOK,
+		reward.KeyGraderFailed: 0,
 	}}
 }
 
+func rewardOnly(task string, r float64) Trial {
+	return Trial{Task: task, Measured: true, Rewards: reward.Result{reward.KeyReward: r}}
+}
+
 func TestScore(t *testing.T) {
-	graderFailed := Trial{Task: "a", Measured: true, Rewards: map[string]float64{KeyReward: 0, KeyGraderFailed: 1}}
+	// A grader that crashed after it could write its full result (SWE-sweep's nine keys).
+	graderFailed := Trial{Task: "a", Measured: true, Rewards: reward.Result{reward.KeyReward: 0, reward.KeySubtasks: 4,
+		reward.KeyResolved: 0, reward.KeyVisibleOK: 0, reward.KeyGraderFailed: 1}}
+	bareGraderFailed := Trial{Task: "a", Measured: true, Rewards: reward.GraderFailed()}
 	cases := map[string]struct {
 		trials []Trial
 		want   Report
@@ -26,12 +36,17 @@ func TestScore(t *testing.T) {
 		"no trials": {want: Report{}},
 		"one task, half resolved": {
 			trials: []Trial{sweep("a", 4, 2, 1)},
-			want: Report{GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 2, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5,
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 2, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5,
 				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 2, ResolvedCounted: 2, Reward: 0.5}}},
 		},
-		"grader failure is dropped, not a zero": {
+		"grader failure is an evaluation failure, not a zero": {
 			trials: []Trial{sweep("a", 4, 4, 1), graderFailed},
-			want: Report{GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
+				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 4, ResolvedCounted: 4, Reward: 1}}},
+		},
+		"a bare grader failure lacks the scoring keys and is an evaluation failure all the same": {
+			trials: []Trial{sweep("a", 4, 4, 1), bareGraderFailed},
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
 				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 4, ResolvedCounted: 4, Reward: 1}}},
 		},
 		"unmeasured trial is an evaluation failure": {
@@ -40,7 +55,7 @@ func TestScore(t *testing.T) {
 		},
 		"regression counts zero in the score, not in the score ignoring regressions": {
 			trials: []Trial{sweep("a", 4, 3, 0), sweep("b", 6, 3, 1)},
-			want: Report{GradedTasks: 2, GradedBugs: 10, ResolvedBugs: 3, Score: 0.3, ScoreIgnoringRegressions: 0.6, MeanReward: 0.25,
+			want: Report{GradedTrials: 2, GradedTasks: 2, GradedBugs: 10, ResolvedBugs: 3, Score: 0.3, ScoreIgnoringRegressions: 0.6, MeanReward: 0.25,
 				Tasks: []Task{
 					{Task: "a", Trials: 1, Subtasks: 4, Resolved: 3, ResolvedCounted: 0, Regressed: 1, Reward: 0},
 					{Task: "b", Trials: 1, Subtasks: 6, Resolved: 3, ResolvedCounted: 3, Reward: 0.5},
@@ -48,29 +63,27 @@ func TestScore(t *testing.T) {
 		},
 		"several attempts average per task before summing": {
 			trials: []Trial{sweep("a", 4, 4, 1), sweep("a", 4, 2, 1), sweep("a", 4, 3, 0), sweep("b", 2, 1, 1)},
-			want: Report{GradedTasks: 2, GradedBugs: 6, ResolvedBugs: 2 + 1, Score: 0.5, ScoreIgnoringRegressions: (3.0 + 1) / 6, MeanReward: (0.5 + 0.5) / 2,
+			want: Report{GradedTrials: 4, GradedTasks: 2, GradedBugs: 6, ResolvedBugs: 2 + 1, Score: 0.5, ScoreIgnoringRegressions: (3.0 + 1) / 6, MeanReward: (0.5 + 0.5) / 2,
 				Tasks: []Task{
 					{Task: "a", Trials: 3, Subtasks: 4, Resolved: 3, ResolvedCounted: 2, Regressed: 1, Reward: 0.5},
 					{Task: "b", Trials: 1, Subtasks: 2, Resolved: 1, ResolvedCounted: 1, Reward: 0.5},
 				}},
 		},
-		"reward-only tasks count as one bug each": {
-			trials: []Trial{
-				{Task: "r1", Measured: true, Rewards: map[string]float64{KeyReward: 1}},
-				{Task: "r2", Measured: true, Rewards: map[string]float64{KeyReward: 0}},
-				{Task: "r2", Measured: true, Rewards: map[string]float64{KeyReward: 1}},
-				{Task: "r3", Measured: true, Rewards: map[string]float64{KeyReward: 7}},
-			},
-			want: Report{GradedTasks: 3, GradedBugs: 3, ResolvedBugs: 2.5, Score: 2.5 / 3, ScoreIgnoringRegressions: 2.5 / 3, MeanReward: (1 + 0.5 + 7) / 3,
-				Tasks: []Task{
-					{Task: "r1", Trials: 1, Subtasks: 1, Resolved: 1, ResolvedCounted: 1, Reward: 1},
-					{Task: "r2", Trials: 2, Subtasks: 1, Resolved: 0.5, ResolvedCounted: 0.5, Reward: 0.5},
-					{Task: "r3", Trials: 1, Subtasks: 1, Resolved: 1, ResolvedCounted: 1, Reward: 7},
-				}},
+		// The campaign half of the reward-only regression (the trial half is in controllers/ and
+		// test/integration): a 5-bug task whose verifier wrote reward 1 alone used to count as
+		// one resolved bug here while its TaskTrial showed 5/5. Both now skip it.
+		"reward-only tasks are skipped: not bugs, not evaluation failures": {
+			trials: []Trial{rewardOnly("hello-5-bugs", 1), rewardOnly("r2", 0), rewardOnly("r2", 1), sweep("b", 2, 1, 1)},
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 1, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5, Skipped: 3,
+				Tasks: []Task{{Task: "b", Trials: 1, Subtasks: 2, Resolved: 1, ResolvedCounted: 1, Reward: 0.5}}},
+		},
+		"a campaign of reward-only tasks has no graded bugs": {
+			trials: []Trial{rewardOnly("r1", 1), rewardOnly("r2", 0)},
+			want:   Report{Skipped: 2},
 		},
 		"a task whose every trial failed grading is not graded": {
 			trials: []Trial{graderFailed, graderFailed, sweep("b", 2, 2, 1)},
-			want: Report{GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 2, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 2,
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 2, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 2,
 				Tasks: []Task{{Task: "b", Trials: 1, Subtasks: 2, Resolved: 2, ResolvedCounted: 2, Reward: 1}}},
 		},
 	}

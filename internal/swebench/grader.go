@@ -17,6 +17,7 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
@@ -27,7 +28,6 @@ const (
 	InstanceFile = "instance.json"
 	GradingFile  = "grading.json"
 	ReportFile   = "report.json"
-	RewardFile   = "reward.json"
 	EvalFile     = "eval.json"
 )
 
@@ -138,13 +138,11 @@ func ReadGraderDir(dir string) (GraderInput, error) {
 	return in, nil
 }
 
-// Reward keys the SWE-bench grader writes besides SWE-sweep's.
+// Reward keys the SWE-bench grader writes besides SWE-sweep's (internal/reward).
 const (
 	// RewardError is 1 for an error instance (patch did not apply, tests timed out, invalid
 	// run): not resolved, and reported in the run report's error_ids.
 	RewardError = "swebench_error"
-	// RewardPatchApplied is 1 when the model patch applied.
-	RewardPatchApplied = "agent_patch_applied"
 )
 
 // GraderEvalSchema is the version of the SWE-bench grader's eval.json.
@@ -197,14 +195,11 @@ type GraderRun struct {
 	Env []string
 }
 
-// GraderFailedReward is the reward of a grader that could not grade: not a measurement.
-var GraderFailedReward = map[string]float64{"reward": 0, "grader_failed": 1}
-
 // RunGrader grades one instance as the official harness does in its container: apply the model
 // patch (four methods), run the eval script with bash under the timeout, grade the merged log.
 // It writes OutDir/reward.json and eval.json, and report.json when the instance completed.
-// The error is set when the grader failed; reward.json then says grader_failed.
-func RunGrader(ctx context.Context, r GraderRun) (map[string]float64, error) {
+// The error is set when the grader failed; reward.json then holds reward.GraderFailed().
+func RunGrader(ctx context.Context, r GraderRun) (reward.Result, error) {
 	if r.Log == nil {
 		r.Log = io.Discard
 	}
@@ -212,27 +207,27 @@ func RunGrader(ctx context.Context, r GraderRun) (map[string]float64, error) {
 		r.Workdir = DefaultWorkdir
 	}
 	ev := &GraderEval{Schema: GraderEvalSchema, Timings: map[string]float64{}}
-	var reward map[string]float64
+	var result reward.Result
 	var report *InstanceReport
 	total, err := steps.Attempt(r.Log, func() (err error) {
-		reward, report, err = grade(ctx, r, ev)
+		result, report, err = grade(ctx, r, ev)
 		return err
 	})
 	if err != nil {
-		reward, report = GraderFailedReward, nil
+		result, report = reward.GraderFailed(), nil
 		ev.GraderError = err.Error()
 	}
-	ev.Reward = reward
+	ev.Reward = result
 	ev.Timings["total"] = total
-	if werr := writeGraderOutputs(r.OutDir, reward, ev, report); werr != nil && err == nil {
+	if werr := writeGraderOutputs(r.OutDir, result, ev, report); werr != nil && err == nil {
 		err = werr
 	}
-	return reward, err
+	return result, err
 }
 
 // grade reads the grader directory and grades the instance; the report is nil for an error
 // instance.
-func grade(ctx context.Context, r GraderRun, ev *GraderEval) (map[string]float64, *InstanceReport, error) {
+func grade(ctx context.Context, r GraderRun, ev *GraderEval) (reward.Result, *InstanceReport, error) {
 	in, err := ReadGraderDir(r.ConfigDir)
 	if err != nil {
 		return nil, nil, err
@@ -344,18 +339,16 @@ func applyMethod(log string) string {
 
 // graderReward is reward.json for a graded instance: one bug, resolved or not; an error
 // instance is marked so that it is told apart from an unresolved one.
-func graderReward(rep InstanceReport) map[string]float64 {
-	resolved := 0.0
-	if rep.Resolved {
-		resolved = 1
-	}
-	r := map[string]float64{
-		"reward": resolved, "n_subtasks": 1, "n_resolved": resolved, "visible_ok": 1, "grader_failed": 0,
-		RewardPatchApplied: boolNumber(rep.PatchSuccessfullyApplied),
-		RewardError:        boolNumber(!rep.Completed()),
+func graderReward(rep InstanceReport) reward.Result {
+	resolved := boolNumber(rep.Resolved)
+	r := reward.Result{
+		reward.KeyReward: resolved, reward.KeySubtasks: 1, reward.KeyResolved: resolved, reward.KeyVisibleOK: 1,
+		reward.KeyGraderFailed: 0,
+		reward.KeyPatchApplied: boolNumber(rep.PatchSuccessfullyApplied),
+		RewardError:            boolNumber(!rep.Completed()),
 	}
 	if rep.Resolution == ResolvedPartial {
-		r["n_partial"] = 1
+		r[reward.KeyPartial] = 1
 	}
 	return r
 }
@@ -367,8 +360,8 @@ func boolNumber(b bool) float64 {
 	return 0
 }
 
-func writeGraderOutputs(dir string, reward map[string]float64, ev *GraderEval, report *InstanceReport) error {
-	rb, err := steps.IndentedJSON(reward)
+func writeGraderOutputs(dir string, result reward.Result, ev *GraderEval, report *InstanceReport) error {
+	rb, err := reward.Encode(result)
 	if err != nil {
 		return err
 	}
@@ -384,5 +377,5 @@ func writeGraderOutputs(dir string, reward map[string]float64, ev *GraderEval, r
 			return err
 		}
 	}
-	return steps.WriteResults(dir, steps.File{Name: RewardFile, Data: rb}, steps.File{Name: EvalFile, Data: eb}, reportFile)
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: EvalFile, Data: eb}, reportFile)
 }

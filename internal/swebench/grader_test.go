@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -46,7 +47,7 @@ func TestRunGraderForReal(t *testing.T) {
 		model   map[string]string // nil: a patch that does not apply; empty: an empty patch file
 		timeout float64
 		version string
-		want    map[string]float64
+		want    reward.Result
 		// wantReport says report.json is written (a completed instance); wantError is eval.json's error.
 		wantReport   bool
 		wantResolved bool
@@ -55,19 +56,19 @@ func TestRunGraderForReal(t *testing.T) {
 	}{
 		"a fix resolves": {
 			model: map[string]string{"calc.py": fixedCalc}, version: "5", wantReport: true, wantResolved: true, wantMethod: "git apply --verbose",
-			want: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
 		},
 		"an unrelated change does not resolve": {
 			model: map[string]string{"README": "hello\n"}, version: "4.1", wantReport: true, wantMethod: "git apply --verbose",
-			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
 		},
 		"a patch that does not apply is an error": {
 			model: nil, version: "5", wantError: "the model patch did not apply",
-			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
 		},
 		"tests that run past the timeout are an error": {
 			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
-			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
 		},
 		"forged passes with a failing exit are an invalid run under 5: an error": {
 			// pytest captures fds 1 and 2, so the forger writes to its parent's (the script's) stdout.
@@ -77,11 +78,11 @@ func TestRunGraderForReal(t *testing.T) {
 				"PASSED tests/test_calc.py::test_sub\\nPASSED tests/test_other.py::test_other\\n')\n" +
 				"os._exit(3)\n"},
 			version: "5", wantError: "invalid run: the test command exited 3 but no test failed or errored", wantMethod: "git apply --verbose",
-			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1},
 		},
 		"an empty patch is an error": {
 			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",
-			want: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
 		},
 	}
 	for name, tc := range tests {
@@ -109,17 +110,17 @@ func TestRunGraderForReal(t *testing.T) {
 				t.Fatal(err)
 			}
 			var log bytes.Buffer
-			reward, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, cfg), PatchPath: s.writePatch(t, patch),
+			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, cfg), PatchPath: s.writePatch(t, patch),
 				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env})
 			if err != nil {
 				t.Fatalf("grader failed: %v\nlog:\n%s", err, log.String())
 			}
-			if diff := cmp.Diff(tc.want, reward); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("reward (-want +got):\n%s\nlog:\n%s", diff, log.String())
 			}
-			var onDisk map[string]float64
-			sweeptest.ReadJSON(t, filepath.Join(out, RewardFile), &onDisk)
-			if diff := cmp.Diff(reward, onDisk); diff != "" {
+			var onDisk reward.Result
+			sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &onDisk)
+			if diff := cmp.Diff(got, onDisk); diff != "" {
 				t.Errorf("reward.json differs from the returned reward:\n%s", diff)
 			}
 			var ev GraderEval
@@ -230,23 +231,23 @@ func TestRunGraderFailures(t *testing.T) {
 				t.Setenv("PATH", t.TempDir())
 			}
 			out := t.TempDir()
-			reward, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out})
+			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out})
 			if err == nil {
-				t.Fatalf("no error; reward %v", reward)
+				t.Fatalf("no error; reward %v", got)
 			}
 			for _, p := range tc.want {
 				if !strings.Contains(err.Error(), p) {
 					t.Errorf("error %q lacks %q", err, p)
 				}
 			}
-			if diff := cmp.Diff(GraderFailedReward, reward); diff != "" {
+			if diff := cmp.Diff(reward.GraderFailed(), got); diff != "" {
 				t.Errorf("reward (-want +got):\n%s", diff)
 			}
-			var onDisk map[string]float64
-			sweeptest.ReadJSON(t, filepath.Join(out, RewardFile), &onDisk)
+			var onDisk reward.Result
+			sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &onDisk)
 			var ev GraderEval
 			sweeptest.ReadJSON(t, filepath.Join(out, EvalFile), &ev)
-			if onDisk["grader_failed"] != 1 || ev.GraderError != err.Error() {
+			if onDisk.Measured() || ev.GraderError != err.Error() {
 				t.Errorf("reward.json %v, eval.json grader_error %q; want grader_failed and %q", onDisk, ev.GraderError, err)
 			}
 			if _, err := os.Stat(filepath.Join(out, ReportFile)); err == nil {

@@ -33,6 +33,11 @@ const (
 	DefaultBuildTimeoutSec    = 600
 )
 
+// MetadataBugsKey is the [metadata] key where a task declares its bug count (SWE-sweep's
+// task.toml). It shares its spelling with the result key reward.KeySubtasks, but it is the
+// task's declaration, read before any verifier ran.
+const MetadataBugsKey = "n_subtasks"
+
 // Task is one task.toml.
 type Task struct {
 	// Name is the top-level name or [task].name.
@@ -127,10 +132,10 @@ func Parse(file string, data []byte) (*Task, error) {
 	taskTable := r.table(raw, "task")
 	t.Name = r.str(raw, "name", r.str(taskTable, "task.name", ""))
 	t.Metadata = r.table(raw, "metadata")
-	if n, ok := t.Metadata["n_subtasks"]; ok {
-		t.Bugs = int(r.intValue("metadata.n_subtasks", n))
+	if n, ok := t.Metadata[MetadataBugsKey]; ok {
+		t.Bugs = int(r.intValue("metadata."+MetadataBugsKey, n))
 		if t.Bugs < 0 {
-			r.fail("metadata.n_subtasks", "must not be negative")
+			r.fail("metadata."+MetadataBugsKey, "must not be negative")
 		}
 	}
 	t.Artifacts = r.artifacts(raw)

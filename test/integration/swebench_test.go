@@ -23,6 +23,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 )
 
@@ -50,12 +51,12 @@ func applyImport(ns string) {
 // swebenchRewards are what the SWE-bench grader writes for a completed or an error instance.
 func swebenchRewards(resolved, errorInstance bool) map[string]float64 {
 	r := map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0,
-		swebench.RewardError: 0, swebench.RewardPatchApplied: 1}
+		swebench.RewardError: 0, reward.KeyPatchApplied: 1}
 	if resolved {
 		r["reward"], r["n_resolved"] = 1, 1
 	}
 	if errorInstance {
-		r[swebench.RewardError], r[swebench.RewardPatchApplied] = 1, 0
+		r[swebench.RewardError], r[reward.KeyPatchApplied] = 1, 0
 	}
 	return r
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
@@ -97,8 +97,8 @@ type BugReport struct {
 const EvalSchema = "sweep-eval/1"
 
 // Run grades and writes OutDir/reward.json and OutDir/eval.json. It returns an error when the
-// grader failed; reward.json then says {"reward": 0, "grader_failed": 1}.
-func Run(ctx context.Context, o Options) (map[string]float64, error) {
+// grader failed; reward.json then holds reward.GraderFailed().
+func Run(ctx context.Context, o Options) (reward.Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -106,25 +106,25 @@ func Run(ctx context.Context, o Options) (map[string]float64, error) {
 	if o.Oracle {
 		ev.Mode = "oracle"
 	}
-	var reward map[string]float64
+	var result reward.Result
 	total, err := steps.Attempt(o.Log, func() (err error) {
-		reward, err = grade(ctx, o, ev)
+		result, err = grade(ctx, o, ev)
 		return err
 	})
 	if err != nil {
-		reward = GraderFailedReward
+		result = reward.GraderFailed()
 		ev.Error = err.Error()
 	}
-	ev.Reward = reward
+	ev.Reward = result
 	ev.Timings["total"] = total
-	if werr := writeOutputs(o.OutDir, reward, ev); werr != nil && err == nil {
+	if werr := writeOutputs(o.OutDir, result, ev); werr != nil && err == nil {
 		err = werr
 	}
-	return reward, err
+	return result, err
 }
 
 // grade grades the agent's patch, or the bundle's oracle patches.
-func grade(ctx context.Context, o Options, ev *Eval) (map[string]float64, error) {
+func grade(ctx context.Context, o Options, ev *Eval) (reward.Result, error) {
 	g, err := newGrader(o, ev)
 	if err != nil {
 		return nil, err
@@ -138,18 +138,11 @@ func grade(ctx context.Context, o Options, ev *Eval) (map[string]float64, error)
 	if err != nil {
 		return nil, err
 	}
-	return rewardMap(r), nil
+	return r.Result(), nil
 }
 
-func rewardMap(r Reward) map[string]float64 {
-	b, _ := json.Marshal(r)
-	var m map[string]float64
-	json.Unmarshal(b, &m)
-	return m
-}
-
-func writeOutputs(dir string, reward map[string]float64, ev *Eval) error {
-	rb, err := json.Marshal(reward)
+func writeOutputs(dir string, result reward.Result, ev *Eval) error {
+	rb, err := reward.Encode(result)
 	if err != nil {
 		return err
 	}
@@ -157,7 +150,7 @@ func writeOutputs(dir string, reward map[string]float64, ev *Eval) error {
 	if err != nil {
 		return err
 	}
-	return steps.WriteResults(dir, steps.File{Name: "reward.json", Data: append(rb, '\n')}, steps.File{Name: "eval.json", Data: eb})
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: "eval.json", Data: eb})
 }
 
 type grader struct {

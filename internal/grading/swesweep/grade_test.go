@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -135,9 +136,9 @@ func TestGradeAgentPatch(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, log.String())
 			}
-			var fromFile map[string]float64
-			sweeptest.ReadJSON(t, filepath.Join(out, "reward.json"), &fromFile)
-			if d := cmp.Diff(rewardMap(tc.want), fromFile); d != "" {
+			var fromFile reward.Result
+			sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &fromFile)
+			if d := cmp.Diff(tc.want.Result(), fromFile); d != "" {
 				t.Errorf("reward.json (-want +got):\n%s\nlog:\n%s", d, log.String())
 			}
 			if d := cmp.Diff(fromFile, got); d != "" {
@@ -167,7 +168,7 @@ func TestGradePatchThatDoesNotApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(rewardMap(Reward{NSubtasks: 2, VisibleOK: 1, AgentBuildOK: 1}), got); d != "" {
+	if d := cmp.Diff(Reward{NSubtasks: 2, VisibleOK: 1, AgentBuildOK: 1}.Result(), got); d != "" {
 		t.Errorf("reward (-want +got):\n%s", d)
 	}
 	var ev Eval
@@ -184,7 +185,7 @@ func TestGradeOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(rewardMap(Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}), got); d != "" {
+	if d := cmp.Diff(Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}.Result(), got); d != "" {
 		t.Errorf("reward (-want +got):\n%s", d)
 	}
 }
@@ -234,12 +235,12 @@ func TestGraderFailures(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
-			if d := cmp.Diff(GraderFailedReward, got); d != "" {
+			if d := cmp.Diff(reward.GraderFailed(), got); d != "" {
 				t.Errorf("reward (-want +got):\n%s", d)
 			}
-			var fromFile map[string]float64
-			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, "reward.json"), &fromFile)
-			if d := cmp.Diff(GraderFailedReward, fromFile); d != "" {
+			var fromFile reward.Result
+			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, reward.FileJSON), &fromFile)
+			if d := cmp.Diff(reward.GraderFailed(), fromFile); d != "" {
 				t.Errorf("reward.json (-want +got):\n%s", d)
 			}
 			var ev Eval

@@ -3,6 +3,7 @@ package swesweep
 import (
 	"sort"
 
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
@@ -48,17 +49,32 @@ func Regressions(baseTests []string, res testresults.Results) []string {
 	return out
 }
 
-// Reward is reward.json with SWE-sweep's keys; every value is a number.
+// Reward is the grader's result with SWE-sweep's nine keys (Result gives reward.json's form).
 type Reward struct {
-	Reward            float64 `json:"reward"`
-	NSubtasks         int     `json:"n_subtasks"`
-	NResolved         int     `json:"n_resolved"`
-	NPartial          int     `json:"n_partial"`
-	VisibleOK         int     `json:"visible_ok"`
-	NRegressions      int     `json:"n_regressions"`
-	AgentPatchApplied int     `json:"agent_patch_applied"`
-	AgentBuildOK      int     `json:"agent_build_ok"`
-	GraderFailed      int     `json:"grader_failed"`
+	Reward            float64
+	NSubtasks         int
+	NResolved         int
+	NPartial          int
+	VisibleOK         int
+	NRegressions      int
+	AgentPatchApplied int
+	AgentBuildOK      int
+	GraderFailed      int
+}
+
+// Result is the reward as the verifier's result: all nine keys, every one a number.
+func (r Reward) Result() reward.Result {
+	return reward.Result{
+		reward.KeyReward:       r.Reward,
+		reward.KeySubtasks:     float64(r.NSubtasks),
+		reward.KeyResolved:     float64(r.NResolved),
+		reward.KeyPartial:      float64(r.NPartial),
+		reward.KeyVisibleOK:    float64(r.VisibleOK),
+		reward.KeyRegressions:  float64(r.NRegressions),
+		reward.KeyPatchApplied: float64(r.AgentPatchApplied),
+		reward.KeyBuildOK:      float64(r.AgentBuildOK),
+		reward.KeyGraderFailed: float64(r.GraderFailed),
+	}
 }
 
 // Score computes the reward of one trial: 0 when the build failed or anything regressed,
@@ -75,9 +91,6 @@ func Score(nBugs int, outcomes []BugOutcome, regressions int, patchApplied, buil
 	}
 	return r
 }
-
-// GraderFailedReward is what a grader that crashed reports: not measured, never a 0.
-var GraderFailedReward = map[string]float64{"reward": 0, "grader_failed": 1}
 
 func b2i(b bool) int {
 	if b {

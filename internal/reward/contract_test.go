@@ -1,0 +1,160 @@
+package reward
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// contractWords are the strings only this package may spell in non-test code.
+var contractWords = map[string]bool{
+	FileJSON: true, FileText: true,
+	KeyReward: true, KeySubtasks: true, KeyResolved: true, KeyPartial: true, KeyVisibleOK: true,
+	KeyRegressions: true, KeyPatchApplied: true, KeyBuildOK: true, KeyGraderFailed: true,
+}
+
+// otherContracts are literals of a different contract that shares a word with this one,
+// allowed by package directory (slash-separated, from the module root) and exact value.
+var otherContracts = map[string]map[string]string{
+	"internal/taskdef": {
+		KeySubtasks: "taskdef.MetadataBugsKey: task.toml's [metadata].n_subtasks, the task's declared bug count",
+	},
+	"internal/report": {
+		`json:"n_subtasks"`: "`sweep info --json` task lines use SWE-sweep's report keys",
+		`json:"n_resolved"`: "`sweep info --json` task lines use SWE-sweep's report keys",
+		`json:"reward"`:     "`sweep info --json` task lines use SWE-sweep's report keys",
+	},
+	"internal/grading/swesweep": {
+		`json:"reward"`: "eval.json's field that holds the result",
+	},
+	"internal/swebench": {
+		`json:"reward"`: "eval.json's field that holds the result",
+	},
+}
+
+// TestNoOtherPackageSpellsTheContract fails when a non-test Go file outside this package has
+// a string literal equal to a result key or file name: such a file encodes or decodes the
+// contract on its own instead of importing it.
+func TestNoOtherPackageSpellsTheContract(t *testing.T) {
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch name := d.Name(); {
+			case path == root:
+			case name == "testdata" || name == "bin" || name == "vendor" || strings.HasPrefix(name, "."):
+				return filepath.SkipDir
+			case path != root && fileExists(filepath.Join(path, "go.mod")):
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		if dir == "internal/reward" {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			if _, allowed := otherContracts[dir][s]; spellsContract(s) && !allowed {
+				found = append(found, rel+":"+strconv.Itoa(fset.Position(lit.Pos()).Line)+": "+lit.Value)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		t.Errorf("the verifier's result contract is spelled outside internal/reward; import its constants instead:\n%s",
+			strings.Join(found, "\n"))
+	}
+}
+
+// spellsContract reports whether s is a contract word or quotes one, as a JSON snippet or a
+// struct tag does (`{"reward": 0}`, `json:"reward"`).
+func spellsContract(s string) bool {
+	if contractWords[s] {
+		return true
+	}
+	for w := range contractWords {
+		if strings.Contains(s, strconv.Quote(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !fileExists(filepath.Join(dir, "go.mod")) {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the package")
+		}
+		dir = parent
+	}
+	return dir
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestImportsOnlyTheStandardLibrary keeps the package light: the sweep-hook binary, which
+// runs in every Pod, imports it and must not grow Kubernetes' client libraries.
+func TestImportsOnlyTheStandardLibrary(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+				t.Errorf("%s imports %s: internal/reward may import only the standard library", name, path)
+			}
+		}
+	}
+}
