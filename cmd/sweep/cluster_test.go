@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/swe-sweep/sweep-operator/controllers"
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
 
 var notNamespaceChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -66,7 +66,7 @@ func apiServer(t *testing.T) (client.Client, string) {
 			api.err = err
 			return
 		}
-		if api.client, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+		if api.client, err = client.New(cfg, client.Options{Scheme: evalv1.NewScheme()}); err != nil {
 			api.err = err
 			return
 		}

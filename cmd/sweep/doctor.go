@@ -20,14 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/doctor"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
-
-// LeaderLeaseName is the manager's leader-election ID (cmd/manager).
-const LeaderLeaseName = "sweep-operator.eval.sweep.dev"
 
 func newInfraCmd(kube *cluster) *cobra.Command {
 	cmd := &cobra.Command{
@@ -106,7 +102,7 @@ func runDoctor(ctx context.Context, kube *cluster) ([]doctor.Result, error) {
 		// Nothing else can be asked of a server that does not answer.
 		return []doctor.Result{api}, nil
 	}
-	scheme := controllers.NewScheme()
+	scheme := evalv1.NewScheme()
 	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	cl, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
@@ -172,9 +168,9 @@ func checkCRDs(ctx context.Context, cl client.Client) doctor.Result {
 
 func checkOperator(ctx context.Context, cl client.Client) doctor.Result {
 	list := &coordinationv1.LeaseList{}
-	err := cl.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", LeaderLeaseName)})
+	err := cl.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", evalv1.LeaderLeaseName)})
 	if apierrors.IsForbidden(err) {
-		return doctor.Operator(LeaderLeaseName, nil, true, time.Now())
+		return doctor.Operator(evalv1.LeaderLeaseName, nil, true, time.Now())
 	}
 	if err != nil {
 		return doctor.Unreadable(doctor.CheckOperator, "leases", err)
@@ -193,7 +189,7 @@ func checkOperator(ctx context.Context, cl client.Client) doctor.Result {
 		}
 		leases = append(leases, dl)
 	}
-	return doctor.Operator(LeaderLeaseName, leases, false, time.Now())
+	return doctor.Operator(evalv1.LeaderLeaseName, leases, false, time.Now())
 }
 
 func checkRBAC(ctx context.Context, cl client.Client, ns string) doctor.Result {

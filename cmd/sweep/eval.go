@@ -19,10 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
@@ -114,8 +114,8 @@ func readPatch(stdin io.Reader, file string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the patch: %w", err)
 	}
-	if len(data) > controllers.MaxSecretPayload {
-		return nil, fmt.Errorf("patch %s has %d bytes, more than the %d a Secret holds: leave build products and data files out of the diff", file, len(data), controllers.MaxSecretPayload)
+	if len(data) > podbuild.MaxSecretPayload {
+		return nil, fmt.Errorf("patch %s has %d bytes, more than the %d a Secret holds: leave build products and data files out of the diff", file, len(data), podbuild.MaxSecretPayload)
 	}
 	return data, nil
 }
@@ -249,7 +249,7 @@ func waitAndPrintEval(cmd *cobra.Command, cl client.Client, ns, name, task, form
 func trialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (trialOutput, error) {
 	out := trialOutput{Name: tr.Name, Attempt: tr.Spec.Attempt, Phase: string(tr.Status.Phase), Reason: tr.Status.Reason,
 		Message: tr.Status.Message, Rewards: tr.Status.Rewards}
-	results, err := optionalSecret(ctx, cl, tr.Namespace, controllers.ResultsSecretName(tr.Name))
+	results, err := optionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
 	if err != nil {
 		return out, err
 	}
@@ -260,7 +260,7 @@ func trialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (t
 	var ev swesweep.Eval
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return out, fmt.Errorf("secret %s/%s key %s: not eval.json (%v): the verifier wrote something else; regrade the trial",
-			tr.Namespace, controllers.ResultsSecretName(tr.Name), podcontract.RecordEval, err)
+			tr.Namespace, podbuild.ResultsSecretName(tr.Name), podcontract.RecordEval, err)
 	}
 	for _, b := range ev.Bugs {
 		out.Bugs = append(out.Bugs, bugOutput{ID: b.ID, Resolved: b.Resolved, Partial: b.Partial})

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
@@ -84,7 +83,7 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 	if s := tr.Status.Verifier; s != nil {
 		out.Verifier = harborjob.Phase{Started: timeOf(s.StartTime), Finished: timeOf(s.CompletionTime)}
 	}
-	results, err := optionalSecret(ctx, cl, tr.Namespace, controllers.ResultsSecretName(tr.Name))
+	results, err := optionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
 	if err != nil {
 		return out, err
 	}

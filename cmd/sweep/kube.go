@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/swe-sweep/sweep-operator/controllers"
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
 
 // cluster is how every verb reaches the API server: kubectl's own flags (--kubeconfig,
@@ -51,7 +51,7 @@ func (c *cluster) client() (client.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	cl, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	cl, err := client.New(cfg, client.Options{Scheme: evalv1.NewScheme()})
 	if err != nil {
 		return nil, "", fmt.Errorf("connecting to %s: %w: check the server with `sweep infra doctor`", cfg.Host, err)
 	}

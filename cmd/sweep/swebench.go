@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
@@ -585,7 +585,7 @@ func swebenchRunReport(ctx context.Context, cl client.Client, ns, name string, a
 		if !finished[id] {
 			continue
 		}
-		secret := controllers.ResultsSecretName(tr.Name)
+		secret := podbuild.ResultsSecretName(tr.Name)
 		results, err := optionalSecret(ctx, cl, ns, secret)
 		if err != nil {
 			return swebench.CampaignReport{}, 0, err

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
@@ -225,7 +225,7 @@ func swebenchTrial(t *testing.T, cl client.Client, run *evalv1.SweepRun, task st
 		t.Fatal(err)
 	}
 	if results != nil {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: controllers.ResultsSecretName(tr.Name)}, Data: results}
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: podbuild.ResultsSecretName(tr.Name)}, Data: results}
 		if err := cl.Create(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +283,7 @@ func TestSwebenchReport(t *testing.T) {
 	swebenchGolden(t, "report-done.json", stdout)
 
 	// A broken report.json names its Secret.
-	broken := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controllers.ResultsSecretName(tr.Name)},
+	broken := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podbuild.ResultsSecretName(tr.Name)},
 		Data: map[string][]byte{podcontract.RecordSWEBenchReport: []byte("[]")}}
 	if err := cl.Create(context.Background(), broken); err != nil {
 		t.Fatal(err)

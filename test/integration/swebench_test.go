@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -133,7 +132,7 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		Expect(ok.Status.Score).To(Equal("1.0000"))
 		Expect(ok.Status.BugsResolved).To(Equal(int32(1)))
 		results := &corev1.Secret{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: controllers.ResultsSecretName(resolved)}, results)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretName(resolved)}, results)).To(Succeed())
 		Expect(results.Data[podcontract.RecordSWEBenchReport]).To(Equal(report), "the instance's report.json is kept for the run report")
 		bad := k.trial(failed)
 		Expect(bad.Status.Phase).To(Equal(evalv1.TrialSucceeded))
