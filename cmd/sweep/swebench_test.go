@@ -16,6 +16,8 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
+	"github.com/swe-sweep/sweep-operator/internal/cli/swebenchcli"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
@@ -61,8 +63,8 @@ func TestSwebenchImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[metadataInstanceID], len(task.Collect)}
-	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + verifierMarginSec), "calc__calc-1", 1}
+	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[swebenchcli.MetadataInstanceID], len(task.Collect)}
+	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + swebenchcli.VerifierMarginSec), "calc__calc-1", 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("task.toml read back (-want +got):\n%s", diff)
 	}
@@ -80,10 +82,10 @@ func TestSwebenchImport(t *testing.T) {
 	ns := testNamespace(t, cl)
 	applyRendered(t, cl, ns, rendered)
 	cms := &corev1.ConfigMapList{}
-	if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{labelSWEBenchImport: "swebench"}, client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
+	if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{swebenchcli.ImportLabel: "swebench"}, client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
 		t.Errorf("the SweepRun's selector finds %d task ConfigMaps (%v), want 2", len(cms.Items), err)
 	}
-	run, err := getSweepRun(context.Background(), cl, ns, "swebench")
+	run, err := campaigns.GetSweepRun(context.Background(), cl, ns, "swebench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestSwebenchReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	applyRendered(t, cl, ns, rendered)
-	run, err := getSweepRun(context.Background(), cl, ns, "swebench")
+	run, err := campaigns.GetSweepRun(context.Background(), cl, ns, "swebench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,13 +333,13 @@ func TestSwebenchReportErrors(t *testing.T) {
 	errorContains(t, err, "sweeprun own has no trials of attempt 2 yet")
 
 	// A SweepRun labelled by an import whose record is missing, then broken.
-	own.Labels = map[string]string{labelSWEBenchImport: "lost"}
+	own.Labels = map[string]string{swebenchcli.ImportLabel: "lost"}
 	if err := cl.Update(ctx, own); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
 	errorContains(t, err, "sweeprun own is labelled eval.sweep.dev/swebench-import=lost but configmap "+ns+"/lost-import cannot be read", "kubectl apply -k")
-	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{swebenchImportKey: "{"}}
+	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{swebenchcli.ImportRecordKey: "{"}}
 	if err := cl.Create(ctx, record); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,170 @@
+package swebenchcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/swebench"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+)
+
+// ReportOptions of `sweep swebench report NAME`.
+type ReportOptions struct {
+	// Attempt is which attempt of each task is reported.
+	Attempt int32
+
+	Cluster *clioptions.Cluster
+	// Name is the SweepRun's.
+	Name string
+	clioptions.IOStreams
+}
+
+func (o *ReportOptions) Complete(streams clioptions.IOStreams, args []string) error {
+	o.IOStreams, o.Name = streams, args[0]
+	return nil
+}
+
+func (o *ReportOptions) Validate() error { return nil }
+
+func (o *ReportOptions) Run(ctx context.Context) error {
+	cl, ns, err := o.Cluster.Client()
+	if err != nil {
+		return err
+	}
+	rep, unfinished, err := runReport(ctx, cl, ns, o.Name, o.Attempt)
+	if err != nil {
+		return err
+	}
+	if unfinished > 0 {
+		fmt.Fprintf(o.ErrOut, "sweeprun %s: %d submitted instances have no finished trial yet and count as errors; report again when `sweep watch %s` shows it done\n", o.Name, unfinished, o.Name)
+	}
+	return clioptions.WriteStructured(o.Out, clioptions.OutputJSON, rep)
+}
+
+// runReport builds the run report of a campaign from its trials' report.json and, for a
+// campaign written by import, its import record. It also returns how many submitted instances
+// have no finished trial yet (they count as errors, as an instance without a report does).
+func runReport(ctx context.Context, cl client.Client, ns, name string, attempt int32) (swebench.CampaignReport, int, error) {
+	run, err := campaigns.GetSweepRun(ctx, cl, ns, name)
+	if err != nil {
+		return swebench.CampaignReport{}, 0, err
+	}
+	trials, err := campaigns.Trials(ctx, cl, ns, run.Name)
+	if err != nil {
+		return swebench.CampaignReport{}, 0, err
+	}
+	var (
+		reports  []swebench.InstanceReport
+		version  swebench.GradingVersion
+		finished = map[string]bool{} // instance id → its trial finished
+	)
+	for i := range trials {
+		tr := &trials[i]
+		if tr.Spec.Attempt != attempt {
+			continue
+		}
+		id, err := trialInstanceID(tr)
+		if err != nil {
+			return swebench.CampaignReport{}, 0, err
+		}
+		finished[id] = tr.Status.Phase.Finished()
+		if !finished[id] {
+			continue
+		}
+		secret := podbuild.ResultsSecretName(tr.Name)
+		results, err := campaigns.OptionalSecret(ctx, cl, ns, secret)
+		if err != nil {
+			return swebench.CampaignReport{}, 0, err
+		}
+		var ev swebench.GraderEval
+		if version == "" && json.Unmarshal(results[podcontract.RecordEval], &ev) == nil {
+			version = ev.GradingVersion
+		}
+		data, ok := results[podcontract.RecordSWEBenchReport]
+		if !ok {
+			continue
+		}
+		var rep swebench.InstanceReport
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return swebench.CampaignReport{}, 0, fmt.Errorf("secret %s/%s key %s of trial %s: not a SWE-bench report.json: %v; regrade the trial", ns, secret, podcontract.RecordSWEBenchReport, tr.Name, err)
+		}
+		reports = append(reports, rep)
+	}
+	record, imported, err := importRecordOf(ctx, cl, run)
+	if err != nil {
+		return swebench.CampaignReport{}, 0, err
+	}
+	if !imported {
+		if len(finished) == 0 {
+			return swebench.CampaignReport{}, 0, fmt.Errorf("sweeprun %s has no trials of attempt %d yet: wait for it to start, or choose another --attempt", name, attempt)
+		}
+		for id := range finished {
+			record.InstanceIDs = append(record.InstanceIDs, id)
+		}
+		sort.Strings(record.InstanceIDs)
+	} else {
+		version = record.GradingVersion
+	}
+	var instances []swebench.Instance
+	var preds []swebench.Prediction
+	submitted, empty, unfinished := "submitted", "", 0
+	for _, id := range record.InstanceIDs {
+		instances = append(instances, swebench.Instance{InstanceID: id})
+		switch {
+		case slices.Contains(record.MissingIDs, id):
+		case slices.Contains(record.EmptyPatchIDs, id):
+			preds = append(preds, swebench.Prediction{InstanceID: id, ModelPatch: &empty})
+		default:
+			preds = append(preds, swebench.Prediction{InstanceID: id, ModelPatch: &submitted})
+			if !finished[id] {
+				unfinished++
+			}
+		}
+	}
+	return swebench.RunReport(instances, preds, reports, version), unfinished, nil
+}
+
+// trialInstanceID is the instance a trial graded, from its own task definition.
+func trialInstanceID(tr *evalv1.TaskTrial) (string, error) {
+	if tr.Spec.Grader != podcontract.GraderSWEBench {
+		return "", fmt.Errorf("trial %s (task %s) is not graded by the SWE-bench grader (grader %q): sweep swebench report reads SWE-bench campaigns; use `sweep info %s`", tr.Name, tr.Spec.Task, tr.Spec.Grader, tr.Spec.SweepRun)
+	}
+	task, err := taskdef.Parse("trial "+tr.Name+" task.toml", []byte(tr.Spec.Definition))
+	if err != nil {
+		return "", err
+	}
+	id, ok := task.Metadata[MetadataInstanceID].(string)
+	if !ok || id == "" {
+		return "", fmt.Errorf("trial %s: task %s's task.toml has no [metadata] %s: reimport the task with `sweep swebench import`", tr.Name, tr.Spec.Task, MetadataInstanceID)
+	}
+	return id, nil
+}
+
+// importRecordOf reads the import record of a campaign written by import, if any.
+func importRecordOf(ctx context.Context, cl client.Client, run *evalv1.SweepRun) (importRecord, bool, error) {
+	var record importRecord
+	importName, ok := run.Labels[ImportLabel]
+	if !ok {
+		return record, false, nil
+	}
+	cm := &corev1.ConfigMap{}
+	key := client.ObjectKey{Namespace: run.Namespace, Name: importName + "-import"}
+	if err := cl.Get(ctx, key, cm); err != nil {
+		return record, false, fmt.Errorf("sweeprun %s is labelled %s=%s but configmap %s cannot be read: %w; apply the whole import (kubectl apply -k)", run.Name, ImportLabel, importName, key, err)
+	}
+	if err := json.Unmarshal([]byte(cm.Data[ImportRecordKey]), &record); err != nil {
+		return record, false, fmt.Errorf("configmap %s key %s: %v; rewrite it with `sweep swebench import`", key, ImportRecordKey, err)
+	}
+	return record, true, nil
+}
