@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -44,25 +42,10 @@ func newRootCmd() *cobra.Command {
 	return root
 }
 
-// options is what every verb's Options does, in kubectl's order: take the arguments and
-// streams, check the flags, then do the work.
-type options interface {
-	Complete(streams clioptions.IOStreams, args []string) error
-	Validate() error
-	Run(ctx context.Context) error
-}
-
 // runOptions is a verb's RunE: its flags are already in o.
-func runOptions(o options) func(*cobra.Command, []string) error {
+func runOptions(o clioptions.Verb) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		streams := clioptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
-		if err := o.Complete(streams, args); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
+		return clioptions.Execute(cmd.Context(), o, clioptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}, args)
 	}
 }
 

@@ -1,6 +1,7 @@
 package clioptions
 
 import (
+	"context"
 	"io"
 	"os"
 )
@@ -19,4 +20,23 @@ func ReadFileOrStdin(in io.Reader, file string) ([]byte, error) {
 		return io.ReadAll(in)
 	}
 	return os.ReadFile(file)
+}
+
+// Verb is what every verb's Options does, in kubectl's order: take the arguments and streams,
+// check the flags, then do the work.
+type Verb interface {
+	Complete(streams IOStreams, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// Execute runs a verb whose flags are already set.
+func Execute(ctx context.Context, v Verb, streams IOStreams, args []string) error {
+	if err := v.Complete(streams, args); err != nil {
+		return err
+	}
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	return v.Run(ctx)
 }
