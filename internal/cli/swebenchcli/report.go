@@ -64,11 +64,36 @@ func runReport(ctx context.Context, cl client.Client, ns, name string, attempt i
 	if err != nil {
 		return swebench.CampaignReport{}, 0, err
 	}
-	var (
-		reports  []swebench.InstanceReport
-		version  swebench.GradingVersion
-		finished = map[string]bool{} // instance id → its trial finished
-	)
+	g, err := readGraded(ctx, cl, ns, trials, attempt)
+	if err != nil {
+		return swebench.CampaignReport{}, 0, err
+	}
+	record, imported, err := importRecordOf(ctx, cl, run)
+	if err != nil {
+		return swebench.CampaignReport{}, 0, err
+	}
+	if imported {
+		g.version = record.GradingVersion
+	} else {
+		if len(g.finished) == 0 {
+			return swebench.CampaignReport{}, 0, fmt.Errorf("sweeprun %s has no trials of attempt %d yet: wait for it to start, or choose another --attempt", name, attempt)
+		}
+		record = recordOfTrials(g.finished)
+	}
+	instances, preds, unfinished := reportInput(record, g.finished)
+	return swebench.RunReport(instances, preds, g.reports, g.version), unfinished, nil
+}
+
+// graded is what the trials of one attempt say: their report.json, the grading version their
+// verifier used, and which instances have a finished trial.
+type graded struct {
+	reports  []swebench.InstanceReport
+	version  swebench.GradingVersion
+	finished map[string]bool // instance id → its trial finished
+}
+
+func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv1.TaskTrial, attempt int32) (graded, error) {
+	g := graded{finished: map[string]bool{}}
 	for i := range trials {
 		tr := &trials[i]
 		if tr.Spec.Attempt != attempt {
@@ -76,46 +101,65 @@ func runReport(ctx context.Context, cl client.Client, ns, name string, attempt i
 		}
 		id, err := trialInstanceID(tr)
 		if err != nil {
-			return swebench.CampaignReport{}, 0, err
+			return g, err
 		}
-		finished[id] = tr.Status.Phase.Finished()
-		if !finished[id] {
+		g.finished[id] = tr.Status.Phase.Finished()
+		if !g.finished[id] {
 			continue
 		}
-		secret := podbuild.ResultsSecretName(tr.Name)
-		results, err := campaigns.OptionalSecret(ctx, cl, ns, secret)
+		rep, version, err := trialReport(ctx, cl, ns, tr)
 		if err != nil {
-			return swebench.CampaignReport{}, 0, err
+			return g, err
 		}
-		var ev swebench.GraderEval
-		if version == "" && json.Unmarshal(results[podcontract.RecordEval], &ev) == nil {
-			version = ev.GradingVersion
+		if g.version == "" {
+			g.version = version
 		}
-		data, ok := results[podcontract.RecordSWEBenchReport]
-		if !ok {
-			continue
+		if rep != nil {
+			g.reports = append(g.reports, *rep)
 		}
-		var rep swebench.InstanceReport
-		if err := json.Unmarshal(data, &rep); err != nil {
-			return swebench.CampaignReport{}, 0, fmt.Errorf("secret %s/%s key %s of trial %s: not a SWE-bench report.json: %v; regrade the trial", ns, secret, podcontract.RecordSWEBenchReport, tr.Name, err)
-		}
-		reports = append(reports, rep)
 	}
-	record, imported, err := importRecordOf(ctx, cl, run)
+	return g, nil
+}
+
+// trialReport reads a finished trial's results Secret: its report.json (nil for an error
+// instance) and the grading version its eval.json names.
+func trialReport(ctx context.Context, cl client.Client, ns string, tr *evalv1.TaskTrial) (*swebench.InstanceReport, swebench.GradingVersion, error) {
+	secret := podbuild.ResultsSecretName(tr.Name)
+	results, err := campaigns.OptionalSecret(ctx, cl, ns, secret)
 	if err != nil {
-		return swebench.CampaignReport{}, 0, err
+		return nil, "", err
 	}
-	if !imported {
-		if len(finished) == 0 {
-			return swebench.CampaignReport{}, 0, fmt.Errorf("sweeprun %s has no trials of attempt %d yet: wait for it to start, or choose another --attempt", name, attempt)
-		}
-		for id := range finished {
-			record.InstanceIDs = append(record.InstanceIDs, id)
-		}
-		sort.Strings(record.InstanceIDs)
-	} else {
-		version = record.GradingVersion
+	var ev swebench.GraderEval
+	var version swebench.GradingVersion
+	if json.Unmarshal(results[podcontract.RecordEval], &ev) == nil {
+		version = ev.GradingVersion
 	}
+	data, ok := results[podcontract.RecordSWEBenchReport]
+	if !ok {
+		return nil, version, nil
+	}
+	var rep swebench.InstanceReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, "", fmt.Errorf("secret %s/%s key %s of trial %s: not a SWE-bench report.json: %v; regrade the trial", ns, secret, podcontract.RecordSWEBenchReport, tr.Name, err)
+	}
+	return &rep, version, nil
+}
+
+// recordOfTrials stands in for the import record of a campaign not written by import: its
+// instances are those it has trials of.
+func recordOfTrials(finished map[string]bool) importRecord {
+	var record importRecord
+	for id := range finished {
+		record.InstanceIDs = append(record.InstanceIDs, id)
+	}
+	sort.Strings(record.InstanceIDs)
+	return record
+}
+
+// reportInput is the dataset and predictions SWE-bench's run report counts: every instance of
+// the record, a missing prediction as incomplete, an empty patch as empty_patch, and any other
+// as submitted; unfinished counts submitted instances with no finished trial yet.
+func reportInput(record importRecord, finished map[string]bool) ([]swebench.Instance, []swebench.Prediction, int) {
 	var instances []swebench.Instance
 	var preds []swebench.Prediction
 	submitted, empty, unfinished := "submitted", "", 0
@@ -132,7 +176,7 @@ func runReport(ctx context.Context, cl client.Client, ns, name string, attempt i
 			}
 		}
 	}
-	return swebench.RunReport(instances, preds, reports, version), unfinished, nil
+	return instances, preds, unfinished
 }
 
 // trialInstanceID is the instance a trial graded, from its own task definition.

@@ -210,3 +210,25 @@ func TestGrade(t *testing.T) {
 		})
 	}
 }
+
+// The run report counts the whole dataset: no prediction is incomplete, an empty patch is
+// empty_patch, and a submitted instance without a finished trial is pending.
+func TestReportInput(t *testing.T) {
+	record := importRecord{InstanceIDs: []string{"a", "b", "c", "d"}, MissingIDs: []string{"b"}, EmptyPatchIDs: []string{"c"}}
+	instances, preds, unfinished := reportInput(record, map[string]bool{"a": true})
+	var ids []string
+	for _, in := range instances {
+		ids = append(ids, in.InstanceID)
+	}
+	patches := map[string]string{}
+	for _, p := range preds {
+		patches[p.InstanceID] = *p.ModelPatch
+	}
+	if diff := cmp.Diff([]any{[]string{"a", "b", "c", "d"}, map[string]string{"a": "submitted", "c": "", "d": "submitted"}, 1},
+		[]any{ids, patches, unfinished}); diff != "" {
+		t.Errorf("instances, predictions, unfinished (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"x", "y"}, recordOfTrials(map[string]bool{"y": false, "x": true}).InstanceIDs); diff != "" {
+		t.Errorf("record of trials (-want +got):\n%s", diff)
+	}
+}
