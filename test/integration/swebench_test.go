@@ -24,9 +24,10 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 )
 
-// swebenchImport is what `sweep swebench import` writes for cmd/sweep's test dataset, rendered
-// with kustomize: cmd/sweep's golden test keeps it equal to the command's output.
-var swebenchImport = filepath.Join("..", "..", "cmd", "sweep", "testdata", "swebench", "golden", "import.yaml")
+// swebenchImport is what `sweep swebench import` writes for the test dataset of
+// internal/cli/swebenchcli, rendered with kustomize: cmd/sweep's golden test keeps it equal to
+// the command's output.
+var swebenchImport = filepath.Join("..", "..", "internal", "cli", "swebenchcli", "testdata", "golden", "import.yaml")
 
 // applyImport creates every object of the rendered import in ns, as kubectl apply -k -n would.
 func applyImport(ns string) {
