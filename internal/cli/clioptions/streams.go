@@ -1,6 +1,7 @@
 package clioptions
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -12,6 +13,13 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+}
+
+// NewTestIOStreams are streams for tests, as kubectl's: empty input, and the buffers Out and
+// ErrOut write to.
+func NewTestIOStreams() (IOStreams, *bytes.Buffer, *bytes.Buffer) {
+	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+	return IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut}, out, errOut
 }
 
 // ReadFileOrStdin reads file, or in when file is "-".

@@ -1,7 +1,6 @@
 package info
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"path/filepath"
@@ -14,8 +13,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 func execute(o *Options, args ...string) (string, error) {
-	var out, errOut bytes.Buffer
-	err := clioptions.Execute(context.Background(), o, clioptions.IOStreams{Out: &out, ErrOut: &errOut}, args)
+	streams, out, _ := clioptions.NewTestIOStreams()
+	err := clioptions.Execute(context.Background(), o, streams, args)
 	return out.String(), err
 }
 

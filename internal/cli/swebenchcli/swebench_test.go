@@ -1,7 +1,6 @@
 package swebenchcli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -29,8 +28,8 @@ func golden(t *testing.T, name, got string) {
 // execute runs a verb as the CLI does and returns its stdout.
 func execute(t *testing.T, v clioptions.Verb, args ...string) (string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	err := clioptions.Execute(context.Background(), v, clioptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
+	streams, out, _ := clioptions.NewTestIOStreams()
+	err := clioptions.Execute(context.Background(), v, streams, args)
 	return out.String(), err
 }
 
