@@ -42,7 +42,7 @@ func TestWriteStatus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			trial := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: "t", Namespace: "ns"}}
 			writes := 0
-			c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(trial).WithStatusSubresource(trial).
+			c := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithObjects(trial).WithStatusSubresource(trial).
 				WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 					writes++
 					if tc.updateErr != nil {

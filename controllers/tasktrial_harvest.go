@@ -19,14 +19,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
-// MaxSecretPayload is what the artifacts Secret may carry: an object must stay under the
-// API server's 1.5 MiB request limit and etcd's value limit, with room for metadata.
-const MaxSecretPayload = 1 << 20
-
-// ResultsSecretName holds the verifier's reward.json, report.json (SWE-bench) and eval.json, for
-// export and reports.
-func ResultsSecretName(trial string) string { return trial + "-results" }
-
 // observe reads the stage's Job and newest Pod into the failure package's terms.
 func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *batchv1.Job) (failure.Stage, *corev1.Pod, error) {
 	obs := failure.ObserveJob(stage, job, s.now, s.r.StartTimeout)
@@ -94,7 +86,7 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 			size += len(b)
 		}
 	}
-	if size > MaxSecretPayload {
+	if size > podbuild.MaxSecretPayload {
 		return tooLarge("artifacts", int64(size)), nil
 	}
 	name := podbuild.ArtifactSecretName(s.trial.Name)
@@ -116,7 +108,7 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 
 func tooLarge(what string, size int64) *failure.Verdict {
 	return &failure.Verdict{Done: true, Class: failure.ClassInput, Reason: reasons.PatchTooLarge,
-		Message: fmt.Sprintf("%s has %d bytes, more than the %d an object can hold; shrink the change or configure an artifact bucket", what, size, MaxSecretPayload)}
+		Message: fmt.Sprintf("%s has %d bytes, more than the %d an object can hold; shrink the change or configure an artifact bucket", what, size, podbuild.MaxSecretPayload)}
 }
 
 func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summary, outputs map[string][]byte) (*failure.Verdict, error) {
@@ -124,7 +116,7 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 	data := map[string][]byte{}
 	size := 0
 	for _, key := range []string{podcontract.RecordReward, podcontract.RecordSWEBenchReport, podcontract.RecordEval} {
-		if b, ok := outputs[key]; ok && size+len(b) <= MaxSecretPayload {
+		if b, ok := outputs[key]; ok && size+len(b) <= podbuild.MaxSecretPayload {
 			data[key] = b
 			size += len(b)
 		}
@@ -137,7 +129,7 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 		data[podcontract.RecordReward] = b
 	}
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: ResultsSecretName(s.trial.Name), Namespace: s.trial.Namespace,
+		ObjectMeta: metav1.ObjectMeta{Name: podbuild.ResultsSecretName(s.trial.Name), Namespace: s.trial.Namespace,
 			Labels: podbuild.Labels(s.trial, podcontract.StageVerifier)},
 		Data: data,
 	}

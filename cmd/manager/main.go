@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
 )
 
@@ -44,12 +45,12 @@ func main() {
 	cfg := ctrl.GetConfigOrDie()
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        controllers.NewScheme(),
+		Scheme:                        evalv1.NewScheme(),
 		Cache:                         controllers.CacheOptions(),
 		Metrics:                       metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress:        probeAddr,
 		LeaderElection:                leaderElect,
-		LeaderElectionID:              "sweep-operator.eval.sweep.dev",
+		LeaderElectionID:              evalv1.LeaderLeaseName,
 		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {

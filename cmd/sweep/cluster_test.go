@@ -13,13 +13,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/swe-sweep/sweep-operator/controllers"
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 var notNamespaceChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -66,7 +66,7 @@ func apiServer(t *testing.T) (client.Client, string) {
 			api.err = err
 			return
 		}
-		if api.client, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+		if api.client, err = client.New(cfg, client.Options{Scheme: evalv1.NewScheme()}); err != nil {
 			api.err = err
 			return
 		}
@@ -100,7 +100,10 @@ func writeKubeconfig(env *envtest.Environment, user envtest.User) (string, error
 // do not depend on which tests ran before.
 func testNamespace(t *testing.T, cl client.Client) string {
 	t.Helper()
-	name := truncate(strings.Trim(notNamespaceChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-"), 56)
+	name := strings.Trim(notNamespaceChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(name) > 56 {
+		name = strings.TrimRight(name[:56], "-")
+	}
 	// Namespaces never finish deleting without a namespace controller: a test run again in
 	// the same process (go test -count) gets a new one.
 	api.mu.Lock()
@@ -165,34 +168,11 @@ func (b *syncBuffer) String() string {
 // golden compares got with testdata/golden/NAME, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v: run the test with -update to create it", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got); if the change is right, run with -update:\n%s", file, diff)
-	}
+	sweeptest.Golden(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 // errorContains fails the test unless err holds every part.
 func errorContains(t *testing.T, err error, parts ...string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q lacks %q", err, p)
-		}
-	}
+	sweeptest.ErrorContains(t, err, parts...)
 }

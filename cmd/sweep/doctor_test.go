@@ -15,6 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
 
 var serverDetails = regexp.MustCompile(`https://127\.0\.0\.1:[0-9]+|Kubernetes v[^ ]+`)
@@ -55,7 +57,7 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 	})
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: LeaderLeaseName},
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: evalv1.LeaderLeaseName},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("manager-7f9c"), LeaseDurationSeconds: ptr.To[int32](15), RenewTime: &metav1.MicroTime{Time: time.Now()}}}
 	must(t, cl.Create(ctx, lease))
 	clusterWide = append(clusterWide, lease)

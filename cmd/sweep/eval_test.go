@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 )
 
 // installCatalogue bundles testdata/tasks and creates its objects in ns, as kubectl apply -k
@@ -48,7 +48,7 @@ func onlyRun(t *testing.T, cl client.Client, ns string) *evalv1.SweepRun {
 func finishWithEval(t *testing.T, cl client.Client, run *evalv1.SweepRun, o trialOutcome, evalJSON string) {
 	t.Helper()
 	if evalJSON != "" {
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: controllers.ResultsSecretName(campaign.TrialName(run.Name, o.task, o.attempt))},
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: podbuild.ResultsSecretName(campaign.TrialName(run.Name, o.task, o.attempt))},
 			Data: map[string][]byte{"eval.json": []byte(evalJSON), "reward.json": rewardJSON(t, o.rewards)}}
 		if err := cl.Create(context.Background(), secret); err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func TestEvalErrors(t *testing.T) {
 	ns := testNamespace(t, cl)
 	installCatalogue(t, cl, ns)
 	big := filepath.Join(t.TempDir(), "big.patch")
-	if err := os.WriteFile(big, make([]byte, controllers.MaxSecretPayload+1), 0o644); err != nil {
+	if err := os.WriteFile(big, make([]byte, podbuild.MaxSecretPayload+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

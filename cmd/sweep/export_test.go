@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 )
@@ -28,8 +27,8 @@ func TestExport(t *testing.T) {
 	// after the verifier.
 	for _, tr := range trials[:5] {
 		for name, data := range map[string]map[string][]byte{
-			podbuild.ArtifactSecretName(tr.Name):   {"model.patch": []byte("diff --git a/" + tr.Name + " b/" + tr.Name + "\n")},
-			controllers.ResultsSecretName(tr.Name): {"reward.json": rewardJSON(t, tr.Status.Rewards), "eval.json": []byte(`{"schema": "sweep-eval/1"}`)},
+			podbuild.ArtifactSecretName(tr.Name): {"model.patch": []byte("diff --git a/" + tr.Name + " b/" + tr.Name + "\n")},
+			podbuild.ResultsSecretName(tr.Name):  {"reward.json": rewardJSON(t, tr.Status.Rewards), "eval.json": []byte(`{"schema": "sweep-eval/1"}`)},
 		} {
 			if err := cl.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}); err != nil {
 				t.Fatal(err)

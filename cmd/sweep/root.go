@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 )
 
 var everydayFlags = map[string]bool{"kubeconfig": true, "context": true, "namespace": true, "cluster": true, "user": true, "server": true, "request-timeout": true}
@@ -26,8 +28,8 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	kube := newCluster()
-	kube.flags.AddFlags(root.PersistentFlags())
+	kube := clioptions.NewCluster()
+	kube.Flags.AddFlags(root.PersistentFlags())
 	// kubectl's connection flags all work; help shows the everyday ones so that the verbs'
 	// own flags are not lost among two dozen others.
 	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
@@ -38,4 +40,16 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
 	root.AddCommand(newSwebenchCmd(kube))
 	return root
+}
+
+// runOptions is a verb's RunE: its flags are already in o.
+func runOptions(o clioptions.Verb) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		return clioptions.Execute(cmd.Context(), o, clioptions.IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}, args)
+	}
+}
+
+// addOutputFlag adds -o table|json|yaml to a verb that prints a result.
+func addOutputFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVarP(format, "output", "o", clioptions.OutputTable, "output format: table, json or yaml")
 }

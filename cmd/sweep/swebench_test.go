@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +13,24 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
+	"github.com/swe-sweep/sweep-operator/internal/cli/swebenchcli"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
-const swebenchData = "testdata/swebench"
+// swebenchData is the SWE-bench dataset of the tests, next to the import it feeds.
+const swebenchData = "../../internal/cli/swebenchcli/testdata"
 
-// swebenchGolden compares got with testdata/swebench/golden/NAME (golden's -update rewrites it).
+// swebenchGolden compares got with swebenchData/golden/NAME (-update rewrites it).
 func swebenchGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden(t, filepath.Join("..", "swebench", "golden", name), got)
+	sweeptest.Golden(t, filepath.Join(swebenchData, "golden", name), got, *update)
 }
 
 // importSwebench runs import on the test dataset into a new folder and returns it and stdout.
@@ -61,8 +64,8 @@ func TestSwebenchImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[metadataInstanceID], len(task.Collect)}
-	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + verifierMarginSec), "calc__calc-1", 1}
+	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[swebenchcli.MetadataInstanceID], len(task.Collect)}
+	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + swebenchcli.VerifierMarginSec), "calc__calc-1", 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("task.toml read back (-want +got):\n%s", diff)
 	}
@@ -80,10 +83,10 @@ func TestSwebenchImport(t *testing.T) {
 	ns := testNamespace(t, cl)
 	applyRendered(t, cl, ns, rendered)
 	cms := &corev1.ConfigMapList{}
-	if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{labelSWEBenchImport: "swebench"}, client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
+	if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{swebenchcli.ImportLabel: "swebench"}, client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
 		t.Errorf("the SweepRun's selector finds %d task ConfigMaps (%v), want 2", len(cms.Items), err)
 	}
-	run, err := getSweepRun(context.Background(), cl, ns, "swebench")
+	run, err := campaigns.GetSweepRun(context.Background(), cl, ns, "swebench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,106 +103,6 @@ func TestSwebenchImportNamespace(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "namespace: evals\n") {
 		t.Errorf("kustomization.yaml lacks the namespace of -n:\n%s", data)
-	}
-}
-
-func TestSwebenchImportErrors(t *testing.T) {
-	insts, preds := swebenchData+"/instances.jsonl", swebenchData+"/predictions.jsonl"
-	for name, tc := range map[string]struct {
-		args []string
-		want []string
-	}{
-		"no instances":      {[]string{"--predictions", preds, "-o", "OUT"}, []string{"flag --instances is required"}},
-		"no predictions":    {[]string{"--instances", insts, "-o", "OUT"}, []string{"flag --predictions is required"}},
-		"no output":         {[]string{"--instances", insts, "--predictions", preds}, []string{"flag -o/--output-dir is required"}},
-		"bad grading":       {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--grading", "4"}, []string{"flag --grading", `"4"`, "use 4.1 or 5"}},
-		"one image for all": {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--image-template", "reg.example/swebench:latest"}, []string{`flag --image-template "reg.example/swebench:latest"`, "{id}"}},
-		"bad timeout":       {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--timeout", "0"}, []string{"flag --timeout is 0"}},
-		"bad name":          {[]string{"--instances", insts, "--predictions", preds, "-o", "OUT", "--name", "My_Run"}, []string{`flag --name "My_Run"`, "lower-case DNS name"}},
-		"duplicates":        {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-dup.jsonl", "-o", "OUT"}, []string{"predictions-dup.jsonl", "calc__calc-1"}},
-		"unknown ids":       {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-unknown.json", "-o", "OUT"}, []string{"predictions-unknown.json", "calc__calc-99"}},
-		"only empty":        {[]string{"--instances", insts, "--predictions", swebenchData + "/predictions-empty.jsonl", "-o", "OUT"}, []string{"predictions-empty.jsonl", "no prediction with a patch", "1 empty"}},
-		"no test patch": {[]string{"--instances", swebenchData + "/instances-no-test-patch.jsonl", "--predictions", swebenchData + "/predictions-1.jsonl", "-o", "OUT"},
-			[]string{"instance calc__calc-1 of " + swebenchData + "/instances-no-test-patch.jsonl cannot be graded", "has neither test_patch nor eval_script"}},
-		"no parser": {[]string{"--instances", swebenchData + "/instances-no-parser.jsonl", "--predictions", swebenchData + "/predictions-1.jsonl", "-o", "OUT"},
-			[]string{"instance calc__calc-1 of " + swebenchData + "/instances-no-parser.jsonl cannot be graded", `no log parser for repository "me/mine"`}},
-		"missing file": {[]string{"--instances", swebenchData + "/nope.jsonl", "--predictions", preds, "-o", "OUT"}, []string{"nope.jsonl", "no such file"}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			for i, a := range tc.args {
-				if a == "OUT" {
-					tc.args[i] = filepath.Join(t.TempDir(), "out")
-				}
-			}
-			_, _, err := runSweepSplit(t, append([]string{"swebench", "import", "--namespace-less"}, tc.args...)...)
-			errorContains(t, err, tc.want...)
-		})
-	}
-}
-
-func TestSwebenchParse(t *testing.T) {
-	for _, tc := range []struct{ golden, grading string }{{"parse-full.json", ""}, {"parse-4.1.json", "4.1"}} {
-		args := []string{"swebench", "parse", "--parser", "parse_log_pytest", swebenchData + "/test-stdout-unresolved.txt"}
-		if tc.grading != "" {
-			args = append(args, "--grading", tc.grading)
-		}
-		stdout, _, err := runSweepSplit(t, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		swebenchGolden(t, tc.golden, stdout)
-	}
-	for name, tc := range map[string]struct {
-		args []string
-		want []string
-	}{
-		"no parser":      {[]string{swebenchData + "/test-stdout-resolved.txt"}, []string{"flag --parser is required", "parse_log_pytest"}},
-		"unknown parser": {[]string{"--parser", "pytest", swebenchData + "/test-stdout-resolved.txt"}, []string{"flag --parser", `"pytest"`, "parse_log_pytest"}},
-		"bad grading":    {[]string{"--parser", "parse_log_pytest", "--grading", "6", swebenchData + "/test-stdout-resolved.txt"}, []string{"flag --grading", `"6"`}},
-		"no log":         {[]string{"--parser", "parse_log_pytest", swebenchData + "/nope.txt"}, []string{"reading the log", "nope.txt"}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, _, err := runSweepSplit(t, append([]string{"swebench", "parse"}, tc.args...)...)
-			errorContains(t, err, tc.want...)
-		})
-	}
-}
-
-func TestSwebenchGrade(t *testing.T) {
-	for _, tc := range []struct{ golden, log, grading string }{
-		{"grade-resolved.json", "test-stdout-resolved.txt", "5"},
-		{"grade-unresolved.json", "test-stdout-unresolved.txt", "4.1"},
-	} {
-		stdout, _, err := runSweepSplit(t, "swebench", "grade", "--instance", swebenchData+"/instance-1.json", "--log", swebenchData+"/"+tc.log, "--grading", tc.grading)
-		if err != nil {
-			t.Fatal(err)
-		}
-		swebenchGolden(t, tc.golden, stdout)
-		var rep swebench.InstanceReport
-		if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.InstanceID != "calc__calc-1" {
-			t.Errorf("the output does not read back as a report.json: %v %+v", err, rep)
-		}
-	}
-	// A dataset file works with --id.
-	if _, _, err := runSweepSplit(t, "swebench", "grade", "--instance", swebenchData+"/instances.jsonl", "--id", "calc__calc-1", "--log", swebenchData+"/test-stdout-resolved.txt"); err != nil {
-		t.Error(err)
-	}
-	for name, tc := range map[string]struct {
-		args []string
-		want []string
-	}{
-		"no log":           {[]string{"--instance", swebenchData + "/instance-1.json"}, []string{"flags --instance and --log are required"}},
-		"missing log":      {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/nope.txt"}, []string{"reading the log", "nope.txt"}},
-		"missing instance": {[]string{"--instance", swebenchData + "/nope.json", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"nope.json", "no such file"}},
-		"error instance":   {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/test-stdout-patch-failed.txt"}, []string{"calc__calc-1 is an error instance", "the model patch did not apply", "test-stdout-patch-failed.txt"}},
-		"several":          {[]string{"--instance", swebenchData + "/instances.jsonl", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"instances.jsonl holds 4 instances", "--id"}},
-		"unknown id":       {[]string{"--instance", swebenchData + "/instances.jsonl", "--id", "x", "--log", swebenchData + "/test-stdout-resolved.txt"}, []string{"instances.jsonl has no instance \"x\"", "--id"}},
-		"bad grading":      {[]string{"--instance", swebenchData + "/instance-1.json", "--log", swebenchData + "/test-stdout-resolved.txt", "--grading", "x"}, []string{"flag --grading", `"x"`}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, _, err := runSweepSplit(t, append([]string{"swebench", "grade"}, tc.args...)...)
-			errorContains(t, err, tc.want...)
-		})
 	}
 }
 
@@ -225,7 +128,7 @@ func swebenchTrial(t *testing.T, cl client.Client, run *evalv1.SweepRun, task st
 		t.Fatal(err)
 	}
 	if results != nil {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: controllers.ResultsSecretName(tr.Name)}, Data: results}
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: podbuild.ResultsSecretName(tr.Name)}, Data: results}
 		if err := cl.Create(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +144,7 @@ func TestSwebenchReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	applyRendered(t, cl, ns, rendered)
-	run, err := getSweepRun(context.Background(), cl, ns, "swebench")
+	run, err := campaigns.GetSweepRun(context.Background(), cl, ns, "swebench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +186,7 @@ func TestSwebenchReport(t *testing.T) {
 	swebenchGolden(t, "report-done.json", stdout)
 
 	// A broken report.json names its Secret.
-	broken := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: controllers.ResultsSecretName(tr.Name)},
+	broken := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podbuild.ResultsSecretName(tr.Name)},
 		Data: map[string][]byte{podcontract.RecordSWEBenchReport: []byte("[]")}}
 	if err := cl.Create(context.Background(), broken); err != nil {
 		t.Fatal(err)
@@ -331,54 +234,16 @@ func TestSwebenchReportErrors(t *testing.T) {
 	errorContains(t, err, "sweeprun own has no trials of attempt 2 yet")
 
 	// A SweepRun labelled by an import whose record is missing, then broken.
-	own.Labels = map[string]string{labelSWEBenchImport: "lost"}
+	own.Labels = map[string]string{swebenchcli.ImportLabel: "lost"}
 	if err := cl.Update(ctx, own); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
 	errorContains(t, err, "sweeprun own is labelled eval.sweep.dev/swebench-import=lost but configmap "+ns+"/lost-import cannot be read", "kubectl apply -k")
-	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{swebenchImportKey: "{"}}
+	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{swebenchcli.ImportRecordKey: "{"}}
 	if err := cl.Create(ctx, record); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
 	errorContains(t, err, "configmap "+ns+"/lost-import key import.json", "sweep swebench import")
-}
-
-// Objects larger than the API server keeps are refused before anything is applied.
-func TestSwebenchImportTooLarge(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, records ...any) string {
-		var b strings.Builder
-		for _, r := range records {
-			data, _ := json.Marshal(r)
-			b.Write(append(data, '\n'))
-		}
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	inst := func(id, statement string) map[string]any {
-		return map[string]any{"instance_id": id, "repo": "pytest-dev/pytest", "base_commit": "abc", "test_patch": "diff --git a/t.py b/t.py\n",
-			"FAIL_TO_PASS": []string{"t.py::t"}, "problem_statement": statement}
-	}
-	pred := func(id string, size int) map[string]any {
-		return map[string]any{"instance_id": id, "model_name_or_path": "m", "model_patch": strings.Repeat("+", size)}
-	}
-	for name, tc := range map[string]struct {
-		instances, predictions string
-		want                   []string
-	}{
-		"patches over a Secret": {write("big-patches.jsonl", inst("a__a-1", ""), inst("a__a-2", "")), write("big-preds.jsonl", pred("a__a-1", 600<<10), pred("a__a-2", 600<<10)),
-			[]string{"big-preds.jsonl", "the 2 model patches hold 1228800 bytes", "Secret (swebench-patches)", "import the instances in parts"}},
-		"a problem statement over a ConfigMap": {write("big-statement.jsonl", inst("a__a-1", strings.Repeat("x", 1100<<10))), write("preds.jsonl", pred("a__a-1", 10)),
-			[]string{"configmap a--a-1 would hold", "more than the 1048576 a ConfigMap can"}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, _, err := runSweepSplit(t, "swebench", "import", "--namespace-less", "--instances", tc.instances, "--predictions", tc.predictions, "-o", filepath.Join(t.TempDir(), "out"))
-			errorContains(t, err, tc.want...)
-		})
-	}
 }

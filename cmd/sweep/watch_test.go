@@ -13,9 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 )
 
-func init() { pollInterval = 20 * time.Millisecond }
+func init() { campaigns.PollInterval = 20 * time.Millisecond }
 
 const manifest = `apiVersion: eval.sweep.dev/v1alpha1
 kind: SweepRun
@@ -167,7 +168,7 @@ func TestWatchInterruptLeavesTheCampaign(t *testing.T) {
 	}()
 	// Ctrl-C once the watch has shown the campaign and polled it a few more times.
 	waitFor(t, "the first progress line", func() bool { return stdout.String() != "" })
-	time.Sleep(5 * pollInterval)
+	time.Sleep(5 * campaigns.PollInterval)
 	cancel()
 	err := <-done
 	out, errOut := stdout.String(), stderr.String()

@@ -119,7 +119,7 @@ const (
 // annotation. The result is built once with kustomize before returning, so that a bundle that
 // would not build is never left looking finished.
 func WriteKustomization(out string, entries []Entry) error {
-	k := &types.Kustomization{TypeMeta: types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind}}
+	k := NewKustomization("")
 	for _, e := range entries {
 		t := e.Dir.Task
 		taskFiles := map[string][]byte{}
@@ -142,7 +142,7 @@ func WriteKustomization(out string, entries []Entry) error {
 		if e.SolutionConfigMap != "" {
 			annotations[evalv1.AnnotationSolution] = e.SolutionConfigMap
 		}
-		gen, err := copyGenerator(out, filepath.Join(tasksFolder, e.ConfigMap), e.ConfigMap, e.Dir.Path+"'s task.toml and instruction.md", taskFiles)
+		gen, err := WriteGenerator(out, filepath.Join(tasksFolder, e.ConfigMap), e.ConfigMap, e.Dir.Path+"'s task.toml and instruction.md", taskFiles)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func WriteKustomization(out string, entries []Entry) error {
 				return err
 			}
 		}
-		gen, err = copyGenerator(out, filepath.Join(solutionsFolder, e.ConfigMap), e.SolutionConfigMap, filepath.Join(e.Dir.Path, SolutionDir), solution)
+		gen, err = WriteGenerator(out, filepath.Join(solutionsFolder, e.ConfigMap), e.SolutionConfigMap, filepath.Join(e.Dir.Path, SolutionDir), solution)
 		if err != nil {
 			return err
 		}
@@ -165,6 +165,17 @@ func WriteKustomization(out string, entries []Entry) error {
 		gen.Options = &types.GeneratorOptions{DisableNameSuffixHash: true}
 		k.ConfigMapGenerator = append(k.ConfigMapGenerator, gen)
 	}
+	return WriteBuilt(out, k)
+}
+
+// NewKustomization is an empty kustomization; namespace, when set, is given to every object.
+func NewKustomization(namespace string) *types.Kustomization {
+	return &types.Kustomization{TypeMeta: types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind}, Namespace: namespace}
+}
+
+// WriteBuilt writes k as out/kustomization.yaml and builds it once with kustomize, so that a
+// kustomization that would not build is never left looking finished.
+func WriteBuilt(out string, k *types.Kustomization) error {
 	data, err := yaml.Marshal(k)
 	if err != nil {
 		return err
@@ -178,9 +189,9 @@ func WriteKustomization(out string, entries []Entry) error {
 	return nil
 }
 
-// copyGenerator writes files under out/folder and returns a generator reading them; source
-// names where the files come from, for the error of a ConfigMap too large.
-func copyGenerator(out, folder, name, source string, files map[string][]byte) (types.ConfigMapArgs, error) {
+// WriteGenerator writes files under out/folder and returns a ConfigMap generator reading them;
+// source names where the files come from, for the error of a ConfigMap too large.
+func WriteGenerator(out, folder, name, source string, files map[string][]byte) (types.ConfigMapArgs, error) {
 	gen := types.ConfigMapArgs{GeneratorArgs: types.GeneratorArgs{Name: name}}
 	size := 0
 	for _, data := range files {

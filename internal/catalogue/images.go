@@ -75,13 +75,14 @@ func (i Image) Command() string {
 		return ""
 	}
 	if i.Build.Dockerfile == "" {
-		return fmt.Sprintf("docker build -t %s %s && docker push %s", i.Ref, shellQuote(i.Build.Context), i.Ref)
+		return fmt.Sprintf("docker build -t %s %s && docker push %s", i.Ref, ShellQuote(i.Build.Context), i.Ref)
 	}
 	return fmt.Sprintf("printf %s | docker build -t %s -f - %s && docker push %s",
-		shellQuote(strings.ReplaceAll(i.Build.Dockerfile, "\n", `\n`)), i.Ref, shellQuote(i.Build.Context), i.Ref)
+		ShellQuote(strings.ReplaceAll(i.Build.Dockerfile, "\n", `\n`)), i.Ref, ShellQuote(i.Build.Context), i.Ref)
 }
 
-func shellQuote(s string) string {
+// ShellQuote quotes s for sh unless it is a plain word.
+func ShellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
 	}

@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
 )
 
 var (
@@ -45,7 +44,7 @@ var _ = BeforeSuite(func() {
 	Expect(kubeconfig).NotTo(BeEmpty(), "KUBECONFIG is not set: run `make e2e`, which brings the cluster up")
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	k8s, err = client.New(cfg, client.Options{Scheme: evalv1.NewScheme()})
 	Expect(err).NotTo(HaveOccurred())
 	kubectl = filepath.Join(root, "bin", "k8s", "kubectl")
 	Expect(filepath.Join(root, ".cache", "demo", "catalogue", "kustomization.yaml")).To(BeAnExistingFile(),

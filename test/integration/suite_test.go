@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
 )
 
@@ -46,7 +47,7 @@ var _ = BeforeSuite(func() {
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	k8s, err = client.New(cfg, client.Options{Scheme: evalv1.NewScheme()})
 	Expect(err).NotTo(HaveOccurred())
 })
 
@@ -57,7 +58,7 @@ var _ = AfterSuite(func() {
 // startManager runs both controllers until the returned stop function is called.
 func startManager() (stop func()) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 controllers.NewScheme(),
+		Scheme:                 evalv1.NewScheme(),
 		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -19,7 +19,6 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -27,9 +26,10 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 )
 
-// swebenchImport is what `sweep swebench import` writes for cmd/sweep's test dataset, rendered
-// with kustomize: cmd/sweep's golden test keeps it equal to the command's output.
-var swebenchImport = filepath.Join("..", "..", "cmd", "sweep", "testdata", "swebench", "golden", "import.yaml")
+// swebenchImport is what `sweep swebench import` writes for the test dataset of
+// internal/cli/swebenchcli, rendered with kustomize: cmd/sweep's golden test keeps it equal to
+// the command's output.
+var swebenchImport = filepath.Join("..", "..", "internal", "cli", "swebenchcli", "testdata", "golden", "import.yaml")
 
 // applyImport creates every object of the rendered import in ns, as kubectl apply -k -n would.
 func applyImport(ns string) {
@@ -135,7 +135,7 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		Expect(ok.Status.Score).To(Equal("1.0000"))
 		Expect(ok.Status.BugsResolved).To(Equal(int32(1)))
 		results := &corev1.Secret{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: controllers.ResultsSecretName(resolved)}, results)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretName(resolved)}, results)).To(Succeed())
 		Expect(results.Data[podcontract.RecordSWEBenchReport]).To(Equal(report), "the instance's report.json is kept for the run report")
 		bad := k.trial(failed)
 		Expect(bad.Status.Phase).To(Equal(evalv1.TrialSucceeded))

@@ -16,7 +16,6 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
-	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -338,7 +337,7 @@ var _ = Describe("a manager restarted mid-campaign", func() {
 		}
 		Expect(k.trial(a1).Status.CompletionTime).To(Equal(finishedAt), "a finished trial is not finished again")
 		results := &corev1.Secret{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: controllers.ResultsSecretName(a2)}, results)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretName(a2)}, results)).To(Succeed())
 		Expect(string(results.Data[podcontract.RecordReward])).To(ContainSubstring(`"n_resolved":1`))
 	})
 })

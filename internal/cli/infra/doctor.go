@@ -1,4 +1,5 @@
-package main
+// Package infra is `sweep infra`: check the cluster a campaign runs on.
+package infra
 
 import (
 	"context"
@@ -8,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -20,79 +20,64 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/controllers"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/doctor"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
-// LeaderLeaseName is the manager's leader-election ID (cmd/manager).
-const LeaderLeaseName = "sweep-operator.eval.sweep.dev"
+// DoctorOptions of `sweep infra doctor`.
+type DoctorOptions struct {
+	Format string
 
-func newInfraCmd(kube *cluster) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "infra",
-		Short: "Check the cluster a campaign runs on",
-	}
-	cmd.AddCommand(newDoctorCmd(kube))
-	return cmd
+	Cluster *clioptions.Cluster
+	clioptions.IOStreams
 }
 
-func newDoctorCmd(kube *cluster) *cobra.Command {
-	var format string
-	cmd := &cobra.Command{
-		Use:   "doctor",
-		Short: "Check that the cluster can run campaigns, and say how to fix what is missing",
-		Long: "doctor checks, for the namespace of -n: the API server answers and is Kubernetes 1.29+\n" +
-			"(trial Pods use native sidecars); the SweepRun and TaskTrial CRDs are installed at\n" +
-			"v1alpha1; the operator holds its leader lease; you may create SweepRuns and Secrets and\n" +
-			"read TaskTrials; every task of the catalogue fits on some node (SWE-sweep tasks ask for 16\n" +
-			"CPUs and 64 GiB); the network plugin enforces NetworkPolicy; the catalogue's images are on\n" +
-			"the nodes. Each check prints ok, warn or fail with a one-line fix. It exits non-zero when a\n" +
-			"check fails.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(format); err != nil {
-				return err
-			}
-			results, err := runDoctor(cmd.Context(), kube)
-			if err != nil {
-				return err
-			}
-			if format != outputTable {
-				err = writeStructured(cmd.OutOrStdout(), format, results)
-			} else {
-				err = writeDoctorTable(cmd.OutOrStdout(), results)
-			}
-			if err != nil {
-				return err
-			}
-			failed := 0
-			for _, r := range results {
-				if r.Status == doctor.Fail {
-					failed++
-				}
-			}
-			if failed > 0 {
-				return fmt.Errorf("%d of %d checks failed: apply the fixes above and run `sweep infra doctor` again", failed, len(results))
-			}
-			return nil
-		},
-	}
-	addOutputFlag(cmd, &format)
-	return cmd
+func (o *DoctorOptions) Complete(streams clioptions.IOStreams, _ []string) error {
+	o.IOStreams = streams
+	return nil
 }
 
-func runDoctor(ctx context.Context, kube *cluster) ([]doctor.Result, error) {
-	cfg, err := kube.restConfig()
+func (o *DoctorOptions) Validate() error {
+	return clioptions.CheckOutput(o.Format)
+}
+
+func (o *DoctorOptions) Run(ctx context.Context) error {
+	results, err := runDoctor(ctx, o.Cluster)
+	if err != nil {
+		return err
+	}
+	if o.Format != clioptions.OutputTable {
+		err = clioptions.WriteStructured(o.Out, o.Format, results)
+	} else {
+		err = writeDoctorTable(o.Out, results)
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Status == doctor.Fail {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d checks failed: apply the fixes above and run `sweep infra doctor` again", failed, len(results))
+	}
+	return nil
+}
+
+func runDoctor(ctx context.Context, kube *clioptions.Cluster) ([]doctor.Result, error) {
+	cfg, err := kube.RESTConfig()
 	if err != nil {
 		return nil, err
 	}
-	ns, err := kube.namespace()
+	ns, err := kube.Namespace()
 	if err != nil {
 		return nil, err
 	}
-	dc, err := kube.discovery()
+	dc, err := kube.Discovery()
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +91,7 @@ func runDoctor(ctx context.Context, kube *cluster) ([]doctor.Result, error) {
 		// Nothing else can be asked of a server that does not answer.
 		return []doctor.Result{api}, nil
 	}
-	scheme := controllers.NewScheme()
+	scheme := evalv1.NewScheme()
 	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	cl, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
@@ -172,9 +157,9 @@ func checkCRDs(ctx context.Context, cl client.Client) doctor.Result {
 
 func checkOperator(ctx context.Context, cl client.Client) doctor.Result {
 	list := &coordinationv1.LeaseList{}
-	err := cl.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", LeaderLeaseName)})
+	err := cl.List(ctx, list, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", evalv1.LeaderLeaseName)})
 	if apierrors.IsForbidden(err) {
-		return doctor.Operator(LeaderLeaseName, nil, true, time.Now())
+		return doctor.Operator(evalv1.LeaderLeaseName, nil, true, time.Now())
 	}
 	if err != nil {
 		return doctor.Unreadable(doctor.CheckOperator, "leases", err)
@@ -193,7 +178,7 @@ func checkOperator(ctx context.Context, cl client.Client) doctor.Result {
 		}
 		leases = append(leases, dl)
 	}
-	return doctor.Operator(LeaderLeaseName, leases, false, time.Now())
+	return doctor.Operator(evalv1.LeaderLeaseName, leases, false, time.Now())
 }
 
 func checkRBAC(ctx context.Context, cl client.Client, ns string) doctor.Result {

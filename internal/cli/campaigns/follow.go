@@ -1,4 +1,4 @@
-package main
+package campaigns
 
 import (
 	"context"
@@ -6,28 +6,28 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/progress"
 )
 
-// pollInterval is how often a followed campaign is read again; tests shorten it.
-var pollInterval = 2 * time.Second
+// PollInterval is how often a followed campaign is read again; tests shorten it.
+var PollInterval = 2 * time.Second
 
-// follow reads a campaign until it finishes or ctx ends, passing each snapshot to show. It
+// Follow reads a campaign until it finishes or ctx ends, passing each snapshot to show. It
 // returns the last campaign and trials read; on ctx's end the error is ctx's.
-func follow(ctx context.Context, cl client.Client, ns, name string, show func(progress.Snapshot)) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
-	tick := time.NewTicker(pollInterval)
+func Follow(ctx context.Context, cl client.Client, ns, name string, show func(progress.Snapshot)) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
 	for {
-		run, err := getSweepRun(ctx, cl, ns, name)
+		run, err := GetSweepRun(ctx, cl, ns, name)
 		if err != nil {
 			return nil, nil, err
 		}
-		trials, err := campaignTrials(ctx, cl, ns, name)
+		trials, err := Trials(ctx, cl, ns, name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -56,7 +56,7 @@ type progressPrinter struct {
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
-	return &progressPrinter{w: w, terminal: isTerminal(w), seen: map[string]bool{}}
+	return &progressPrinter{w: w, terminal: clioptions.IsTerminal(w), seen: map[string]bool{}}
 }
 
 func (p *progressPrinter) show(s progress.Snapshot) {
@@ -91,12 +91,12 @@ func (p *progressPrinter) end() {
 	}
 }
 
-// watchCampaign follows a campaign with a progress printer on w and reports how it ended:
+// Watch follows a campaign with a progress printer on w and reports how it ended:
 // nil when it finished, a message and nil when the user interrupted (the campaign goes on),
 // an error when the campaign failed.
-func watchCampaign(ctx context.Context, cl client.Client, ns, name string, w, errW io.Writer) (*evalv1.SweepRun, []evalv1.TaskTrial, bool, error) {
+func Watch(ctx context.Context, cl client.Client, ns, name string, w, errW io.Writer) (*evalv1.SweepRun, []evalv1.TaskTrial, bool, error) {
 	printer := newProgressPrinter(w)
-	run, trials, err := follow(ctx, cl, ns, name, printer.show)
+	run, trials, err := Follow(ctx, cl, ns, name, printer.show)
 	printer.end()
 	if err != nil && ctx.Err() != nil {
 		fmt.Fprintf(errW, "stopped watching; sweeprun %s keeps running: follow it again with `sweep watch %s -n %s`\n", name, name, ns)
@@ -115,13 +115,13 @@ func watchCampaign(ctx context.Context, cl client.Client, ns, name string, w, er
 	return run, trials, true, nil
 }
 
-// followQuietly follows a campaign whose progress is not the verb's output: drawn on stderr
+// FollowQuietly follows a campaign whose progress is not the verb's output: drawn on errOut
 // when that is a terminal, not at all otherwise.
-func followQuietly(cmd *cobra.Command, cl client.Client, ns, name string) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
-	if !isTerminal(cmd.ErrOrStderr()) {
-		return follow(cmd.Context(), cl, ns, name, nil)
+func FollowQuietly(ctx context.Context, errOut io.Writer, cl client.Client, ns, name string) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+	if !clioptions.IsTerminal(errOut) {
+		return Follow(ctx, cl, ns, name, nil)
 	}
-	printer := newProgressPrinter(cmd.ErrOrStderr())
+	printer := newProgressPrinter(errOut)
 	defer printer.end()
-	return follow(cmd.Context(), cl, ns, name, printer.show)
+	return Follow(ctx, cl, ns, name, printer.show)
 }

@@ -1,9 +1,10 @@
-package main
+package campaigns
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/progress"
 )
 
@@ -33,7 +34,7 @@ func TestProgressPrinter(t *testing.T) {
 			t.Errorf("terminal=%v:\n got %q\nwant %q", tc.terminal, got, tc.want)
 		}
 	}
-	if isTerminal(&bytes.Buffer{}) {
+	if clioptions.IsTerminal(&bytes.Buffer{}) {
 		t.Error("a buffer is a terminal")
 	}
 }

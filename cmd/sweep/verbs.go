@@ -1,0 +1,134 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/eval"
+	"github.com/swe-sweep/sweep-operator/internal/cli/export"
+	"github.com/swe-sweep/sweep-operator/internal/cli/info"
+	"github.com/swe-sweep/sweep-operator/internal/cli/infra"
+	"github.com/swe-sweep/sweep-operator/internal/cli/run"
+	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
+)
+
+func newInfoCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &info.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "info NAME|DIR...",
+		Short: "Print SWE-sweep's report of campaigns in the cluster or of Harbor job directories",
+		Long: "info scores the finished trials of each SweepRun NAME (in the namespace of -n) or of each\n" +
+			"job directory DIR in Harbor's layout (every trial folder holding verifier/reward.json\n" +
+			"counts; a trial folder whose result.json has no reward is an evaluation failure), all\n" +
+			"together, with SWE-sweep's scoring: trials whose grader failed are dropped; per task,\n" +
+			"n_resolved is averaged over its trials with a regressed trial counted as 0; the score is\n" +
+			"the sum over tasks divided by the graded bugs.",
+		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json",
+		Args:    cobra.MinimumNArgs(1),
+		RunE:    runOptions(o),
+	}
+	cmd.Flags().BoolVar(&o.PerTask, "per-task", false, "add one line per task: trials, bugs, resolved, counted, reward, regressed")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print SWE-sweep's JSON report (the same as -o json)")
+	addOutputFlag(cmd, &o.Format)
+	return cmd
+}
+
+func newExportCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &export.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "export NAME -o DIR",
+		Short: "Write a campaign's results in Harbor's job layout",
+		Long: "export writes the finished trials of SweepRun NAME into DIR, the job folder: DIR/config.json\n" +
+			"and one folder per trial with config.json, result.json, verifier/reward.json,\n" +
+			"verifier/eval.json and artifacts/ with the agent's patch, so that tools built for Harbor and\n" +
+			"SWE-sweep read it (sweep info DIR does). A trial that was not measured has no reward.json;\n" +
+			"its result.json says why in exception_info. Running again overwrites the same files.",
+		Example: "  sweep export my-run -o jobs/my-run && sweep info jobs/my-run --per-task",
+		Args:    cobra.ExactArgs(1),
+		RunE:    runOptions(o),
+	}
+	cmd.Flags().StringVarP(&o.Dir, "output-dir", "o", "", "the job folder to write (created if missing)")
+	return cmd
+}
+
+func newEvalCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &eval.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "eval TASK PATCH",
+		Short: "Grade one patch on one task in the cluster and print the per-bug result and the score",
+		Long: "eval puts PATCH (a file, or - for stdin) in a Secret and starts a one-task SweepRun with the\n" +
+			"patch agent, which applies it with git apply in the task's workdir; the verifier then grades\n" +
+			"it. eval waits for the result and prints each bug's outcome and the score. With --no-wait it\n" +
+			"prints the SweepRun's name and returns: follow it with `sweep watch NAME`. Ctrl-C stops\n" +
+			"waiting, not the evaluation. The Secret belongs to the SweepRun and goes with it.",
+		Example: "  sweep eval swe-sweep__arrow fix.patch\n  git diff baseline | sweep eval swe-sweep__arrow - --bugs b1,b7 --attempts 3 -o json",
+		Args:    cobra.ExactArgs(2),
+		RunE:    runOptions(o),
+	}
+	cmd.Flags().StringSliceVar(&o.Bugs, "bugs", nil, "grade only these bug ids (comma-separated)")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "verifier timeout for this evaluation, for example 2h (default: the task's own)")
+	cmd.Flags().Int32Var(&o.Attempts, "attempts", 1, "how many times to grade the patch (1 to 100)")
+	cmd.Flags().BoolVar(&o.NoWait, "no-wait", false, "print the SweepRun's name and return without waiting")
+	addOutputFlag(cmd, &o.Format)
+	return cmd
+}
+
+func newWatchCmd(kube *clioptions.Cluster) *cobra.Command {
+	return &cobra.Command{
+		Use:   "watch NAME",
+		Short: "Follow a campaign: progress, live score, ETA and failures as they happen",
+		Long: "watch follows SweepRun NAME until it finishes: trials done / running / failed, the live\n" +
+			"score, an estimate of the time left, and each failed trial with its reason. On a terminal\n" +
+			"the progress line is redrawn in place; elsewhere a line is printed when it changes. At the\n" +
+			"end it prints the report of `sweep info NAME`. Ctrl-C stops watching, not the campaign.",
+		Args: cobra.ExactArgs(1),
+		RunE: runOptions(&watch.Options{Cluster: kube}),
+	}
+}
+
+func newRunCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &run.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "run -f FILE [--watch]",
+		Short: "Start a campaign from a SweepRun manifest and optionally follow it",
+		Long: "run applies the SweepRun in FILE (YAML or JSON; - reads stdin) in the namespace of -n unless\n" +
+			"the manifest names one, as kubectl apply --server-side does: the API server fills in the\n" +
+			"defaults, running it again with the same file changes nothing, and a change to a field that\n" +
+			"defines the campaign is refused with the field's name. With --watch it then follows the\n" +
+			"campaign as `sweep watch` does; Ctrl-C stops watching, not the campaign.",
+		Example: "  sweep run -f campaign.yaml --watch -n evals",
+		Args:    cobra.NoArgs,
+		RunE:    runOptions(o),
+	}
+	cmd.Flags().StringVarP(&o.File, "filename", "f", "", "the SweepRun manifest (YAML or JSON; - for stdin)")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until it finishes")
+	return cmd
+}
+
+func newInfraCmd(kube *clioptions.Cluster) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "infra",
+		Short: "Check the cluster a campaign runs on",
+	}
+	cmd.AddCommand(newDoctorCmd(kube))
+	return cmd
+}
+
+func newDoctorCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &infra.DoctorOptions{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that the cluster can run campaigns, and say how to fix what is missing",
+		Long: "doctor checks, for the namespace of -n: the API server answers and is Kubernetes 1.29+\n" +
+			"(trial Pods use native sidecars); the SweepRun and TaskTrial CRDs are installed at\n" +
+			"v1alpha1; the operator holds its leader lease; you may create SweepRuns and Secrets and\n" +
+			"read TaskTrials; every task of the catalogue fits on some node (SWE-sweep tasks ask for 16\n" +
+			"CPUs and 64 GiB); the network plugin enforces NetworkPolicy; the catalogue's images are on\n" +
+			"the nodes. Each check prints ok, warn or fail with a one-line fix. It exits non-zero when a\n" +
+			"check fails.",
+		Args: cobra.NoArgs,
+		RunE: runOptions(o),
+	}
+	addOutputFlag(cmd, &o.Format)
+	return cmd
+}

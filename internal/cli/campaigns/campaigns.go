@@ -1,0 +1,105 @@
+// Package campaigns reads and writes the SweepRuns and TaskTrials the CLI's verbs work on, and
+// follows a campaign to its end.
+package campaigns
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
+)
+
+// GetSweepRun reads a campaign, with an error that says how to find the right name.
+func GetSweepRun(ctx context.Context, cl client.Client, ns, name string) (*evalv1.SweepRun, error) {
+	run := &evalv1.SweepRun{}
+	err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("sweeprun %q not found in namespace %q: list campaigns with `kubectl get sweepruns -n %s`, or pass -n", name, ns, ns)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading sweeprun %q in namespace %q: %w", name, ns, err)
+	}
+	return run, nil
+}
+
+// Trials lists a campaign's TaskTrials (label eval.sweep.dev/sweep-run), in task and
+// attempt order.
+func Trials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.TaskTrial, error) {
+	list := &evalv1.TaskTrialList{}
+	if err := cl.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelSweepRun: name}); err != nil {
+		return nil, fmt.Errorf("listing the tasktrials of sweeprun %q in namespace %q: %w", name, ns, err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool {
+		a, b := list.Items[i].Spec, list.Items[j].Spec
+		if a.Task != b.Task {
+			return a.Task < b.Task
+		}
+		return a.Attempt < b.Attempt
+	})
+	return list.Items, nil
+}
+
+// CreateHint adds what to do to an error of creating a campaign.
+func CreateHint(err error) error {
+	switch {
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%w: ask for create on sweepruns in this namespace; `sweep infra doctor` checks it", err)
+	case meta.IsNoMatchError(err):
+		return fmt.Errorf("%w: the cluster does not know SweepRuns; install the CRDs (kubectl apply -f config/crd/bases), `sweep infra doctor` checks it", err)
+	}
+	return err
+}
+
+// CreateSweepRun creates run with the CRD's retry policy defaults: the Go type would send its
+// zero values, which the API server keeps, so the field is left out of the request.
+func CreateSweepRun(ctx context.Context, cl client.Client, run *evalv1.SweepRun) error {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
+	if err != nil {
+		return err
+	}
+	obj := &unstructured.Unstructured{Object: raw}
+	obj.SetGroupVersionKind(evalv1.GroupVersion.WithKind("SweepRun"))
+	unstructured.RemoveNestedField(obj.Object, "spec", "retryPolicy")
+	unstructured.RemoveNestedField(obj.Object, "status")
+	if err := cl.Create(ctx, obj); err != nil {
+		return err
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, run)
+}
+
+// OptionalSecret reads a Secret's data; a missing Secret is no data (a trial that failed
+// early has none).
+func OptionalSecret(ctx context.Context, cl client.Client, ns, name string) (map[string][]byte, error) {
+	s := &corev1.Secret{}
+	err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading secret %s/%s: %w: export needs get on secrets in the namespace", ns, name, err)
+	}
+	return s.Data, nil
+}
+
+// FindTask is the task's ConfigMap, chosen as a SweepRun chooses it.
+func FindTask(ctx context.Context, cl client.Client, ns, task string) (*corev1.ConfigMap, error) {
+	list := &corev1.ConfigMapList{}
+	if err := cl.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: task}); err != nil {
+		return nil, fmt.Errorf("listing task configmaps in namespace %s: %w", ns, err)
+	}
+	tasks, _ := campaign.SelectTasks(evalv1.TaskSelection{Names: []string{task}}, list.Items, nil)
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("task %q not found in namespace %q: no ConfigMap labelled %s=%s; bundle the catalogue with `sweep tasks bundle` and `kubectl apply -k` it, or pass -n",
+			task, ns, evalv1.LabelTask, task)
+	}
+	return tasks[0].ConfigMap, nil
+}

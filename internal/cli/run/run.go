@@ -1,0 +1,116 @@
+// Package run is `sweep run`: apply a SweepRun manifest, as kubectl apply --server-side does,
+// and optionally follow it.
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
+)
+
+// Options of `sweep run -f FILE [--watch]`.
+type Options struct {
+	// File is the manifest, or - for In.
+	File string
+	// Watch follows the campaign until it finishes.
+	Watch bool
+
+	Cluster *clioptions.Cluster
+	clioptions.IOStreams
+}
+
+func (o *Options) Complete(streams clioptions.IOStreams, _ []string) error {
+	o.IOStreams = streams
+	return nil
+}
+
+func (o *Options) Validate() error {
+	if o.File == "" {
+		return fmt.Errorf("flag -f/--filename is required: give a SweepRun manifest, for example -f campaign.yaml")
+	}
+	return nil
+}
+
+func (o *Options) Run(ctx context.Context) error {
+	obj, err := readSweepRunManifest(o.In, o.File)
+	if err != nil {
+		return err
+	}
+	cl, ns, err := o.Cluster.Client()
+	if err != nil {
+		return err
+	}
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(ns)
+	}
+	outcome, err := applySweepRun(ctx, cl, obj)
+	if err != nil {
+		return fmt.Errorf("applying sweeprun %s in namespace %s from %s: %w", obj.GetName(), obj.GetNamespace(), o.File, campaigns.CreateHint(err))
+	}
+	fmt.Fprintf(o.Out, "sweeprun.eval.sweep.dev/%s %s in namespace %s\n", obj.GetName(), outcome, obj.GetNamespace())
+	if !o.Watch {
+		return nil
+	}
+	return watch.AndReport(ctx, o.IOStreams, cl, obj.GetNamespace(), obj.GetName())
+}
+
+// readSweepRunManifest reads one SweepRun as an unstructured object, so that fields the file
+// leaves out stay unset and get the CRD's defaults.
+func readSweepRunManifest(stdin io.Reader, file string) (*unstructured.Unstructured, error) {
+	data, err := clioptions.ReadFileOrStdin(stdin, file)
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest: %w", err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+		return nil, fmt.Errorf("%s: not YAML or JSON: %w", file, err)
+	}
+	gvk := obj.GroupVersionKind()
+	want := evalv1.GroupVersion.WithKind("SweepRun")
+	if gvk != want {
+		return nil, fmt.Errorf("%s: apiVersion %q kind %q: want apiVersion %q kind %q (one SweepRun per file)",
+			file, obj.GetAPIVersion(), obj.GetKind(), want.GroupVersion().String(), want.Kind)
+	}
+	if obj.GetName() == "" && obj.GetGenerateName() == "" {
+		return nil, fmt.Errorf("%s: metadata.name is empty: name the campaign (or set metadata.generateName)", file)
+	}
+	return obj, nil
+}
+
+// fieldManager owns the fields sweep applies.
+const fieldManager = "sweep"
+
+// applySweepRun applies obj server-side and says whether it was created, changed or already
+// so. A manifest with only generateName is created: apply needs a name.
+func applySweepRun(ctx context.Context, cl client.Client, obj *unstructured.Unstructured) (string, error) {
+	if obj.GetName() == "" {
+		return "created", cl.Create(ctx, obj, client.FieldOwner(fieldManager))
+	}
+	before := &unstructured.Unstructured{}
+	before.SetGroupVersionKind(obj.GroupVersionKind())
+	err := cl.Get(ctx, client.ObjectKeyFromObject(obj), before)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", err
+	}
+	existed := err == nil
+	if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
+		return "", err
+	}
+	switch {
+	case !existed:
+		return "created", nil
+	case before.GetResourceVersion() == obj.GetResourceVersion():
+		return "unchanged", nil
+	}
+	return "configured", nil
+}
