@@ -1,6 +1,6 @@
 package v1alpha1
 
-// Labels and annotations of DESIGN section 1 and 2.
+// Labels and annotations of docs/design.md §1 and §2.
 const (
 	LabelSweepRun = "eval.sweep.dev/sweep-run"
 	LabelTask     = "eval.sweep.dev/task"

@@ -135,7 +135,7 @@ type TaskTrialStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +optional
 	Phase TrialPhase `json:"phase,omitempty"`
-	// Reason is the one reason the trial ended with (DESIGN section 6), or why it is waiting.
+	// Reason is the one reason the trial ended with (docs/design.md §6), or why it is waiting.
 	// +optional
 	Reason string `json:"reason,omitempty"`
 	// +optional

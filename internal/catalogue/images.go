@@ -1,5 +1,5 @@
 // Package catalogue turns Harbor task directories into the in-cluster task catalogue of
-// DESIGN section 2: one ConfigMap per task (task.toml, instruction.md, image references, bug
+// docs/design.md §2: one ConfigMap per task (task.toml, instruction.md, image references, bug
 // count, grader) and one per solution, written as a kustomization, with image references
 // content-addressed over environment/ and tests/ so that a changed task gets a new tag.
 package catalogue

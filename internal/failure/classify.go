@@ -1,5 +1,5 @@
 // Package failure decides, from what a stage's Job, Pod and collector report, how the stage
-// ended and what the trial does next (DESIGN section 6). Decisions are chains of pure
+// ended and what the trial does next (docs/design.md §6). Decisions are chains of pure
 // functions; the first that matches gives the reason, which becomes the condition reason.
 package failure
 

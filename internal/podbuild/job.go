@@ -56,7 +56,7 @@ func JobName(trial string, stage podcontract.Stage, run int32) string {
 // SpecKey is the input Secret's key holding a stage's spec.
 func SpecKey(stage podcontract.Stage) string { return string(stage) + ".json" }
 
-// Labels are the labels of DESIGN section 1 for a trial's objects.
+// Labels are the labels of docs/design.md §1 for a trial's objects.
 func Labels(trial *evalv1.TaskTrial, stage podcontract.Stage) map[string]string {
 	l := map[string]string{
 		evalv1.LabelTrial:   trial.Name,

@@ -63,7 +63,7 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		makeRun(ns, "happy").create()
 		calc, str := campaign.TrialName("happy", "calc", 1), campaign.TrialName("happy", "strings", 1)
 
-		By("the agent Job is built as DESIGN section 4 says")
+		By("the agent Job is built as docs/design.md §4 says")
 		job := k.job(calc, agentStage, 1)
 		pod := job.Spec.Template.Spec
 		Expect(*pod.AutomountServiceAccountToken).To(BeFalse())

@@ -1,4 +1,4 @@
-// Package swesweep is the built-in SWE-sweep grader (DESIGN section 5) for tasks in our own
+// Package swesweep is the built-in SWE-sweep grader (docs/design.md §5) for tasks in our own
 // bundle format (docs/task-format.md): reset to the base, apply the agent's patch, restore
 // the test files it touched, build, run the visible suite once for regressions, then run
 // each bug's hidden fail-to-pass tests.
