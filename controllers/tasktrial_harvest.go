@@ -65,7 +65,7 @@ func (s *trialScope) readOutputs(ctx context.Context, sum *podcontract.Summary, 
 	if err != nil {
 		return nil, lost(err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }() // a log stream we only read; its close has nothing to report
 	out, err := podcontract.DecodeStream(rc, *sum, podcontract.DefaultLimits())
 	if err != nil {
 		return nil, lost(err)

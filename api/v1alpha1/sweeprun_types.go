@@ -163,7 +163,3 @@ type SweepRunList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []SweepRun `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&SweepRun{}, &SweepRunList{})
-}

@@ -212,7 +212,3 @@ type TaskTrialList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []TaskTrial `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&TaskTrial{}, &TaskTrialList{})
-}

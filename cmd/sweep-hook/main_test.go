@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"debug/elf"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -30,7 +31,11 @@ func TestBinaryIsStatic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
 			t.Fatalf("sweep-hook has a %v program header: it is not static", p.Type)
@@ -101,7 +106,9 @@ func newPod(t testing.TB, files map[string]string) pod {
 	root := t.TempDir()
 	p := pod{t: t, root: root, Paths: hook.RootedPaths(root)}
 	sweeptest.WriteFiles(t, root, files)
-	os.MkdirAll(filepath.Join(root, "dev"), 0o755)
+	if err := os.MkdirAll(filepath.Join(root, "dev"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
@@ -211,9 +218,14 @@ func TestCollectorKilledMidStream(t *testing.T) {
 	if _, err := io.ReadFull(stdout, head); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Process.Kill()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
 	rest, _ := io.ReadAll(stdout)
-	cmd.Wait()
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &exit) {
+		t.Fatalf("wait after the kill = %v, want the kill's exit status", err)
+	}
 	msg, err := os.ReadFile(p.TerminationLog)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +245,9 @@ func TestSIGTERM(t *testing.T) {
 		p := newPod(t, map[string]string{"logs/verifier/test-stdout.txt": "partial"}).withSpec(pc.StageSpec{Stage: pc.StageVerifier})
 		cmd, out := p.start("collect")
 		time.Sleep(300 * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
@@ -258,7 +272,9 @@ func TestSIGTERM(t *testing.T) {
 			t.Fatalf("the collector exited after reporting (%v); a native sidecar would be restarted", err)
 		case <-time.After(300 * time.Millisecond):
 		}
-		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
 		if err := <-exited; err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
@@ -278,7 +294,9 @@ func TestSIGTERM(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}

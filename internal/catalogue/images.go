@@ -200,8 +200,7 @@ func hashTree(h hash.Hash, name, dir string) error {
 				return err
 			}
 			_, err = io.Copy(h, f)
-			f.Close()
-			return err
+			return errors.Join(err, f.Close())
 		}
 		return nil
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // apiGraderNames reads the values the CRD allows for TaskTrial spec.grader from its
@@ -167,9 +168,7 @@ func TestCommand(t *testing.T) {
 			g, _ := Lookup(tc.grader)
 			got, err := g.Command(tc.stage(stage))
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+				sweeptest.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -224,9 +223,7 @@ func TestFlags(t *testing.T) {
 			g.Flags(fs, &r)
 			err := fs.Parse(tc.args)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+				sweeptest.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

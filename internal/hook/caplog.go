@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,7 @@ func newCappedLog(path string, limit int64) (*cappedLog, error) {
 	}
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return nil, err
+		return nil, errors.Join(err, f.Close())
 	}
 	return &cappedLog{f: f, half: max(limit/2, 1), head: st.Size(), total: st.Size()}, nil
 }

@@ -143,7 +143,7 @@ func readOutput(f outputFile, maxBytes int64, logs map[string]LogInfo) (pc.Outpu
 	if err != nil {
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}
-	defer file.Close()
+	defer func() { _ = file.Close() }() // read-only: its close has nothing to report
 	data, err := io.ReadAll(io.LimitReader(file, maxBytes))
 	if err != nil {
 		return pc.Output{Name: f.name, Missing: true}, nil

@@ -51,6 +51,14 @@ func collectNow(t *testing.T, ctx context.Context, spec pc.StageSpec, paths Path
 	return got, outputs
 }
 
+// mustWriteDone writes the done file, failing the test when it cannot.
+func mustWriteDone(t *testing.T, path string, d Done) {
+	t.Helper()
+	if err := writeDone(path, d); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCollectorAfterAgent(t *testing.T) {
 	paths := podRoot(t, map[string]string{"sweep/input/agent.patch": patchFrom(t, map[string]string{"src/a.py": "x = 2\n"})})
 	spec := agentSpec(sweeptest.GitRepo(t, repoFiles, ""), paths, pc.AgentSpec{Kind: agentkind.Patch})
@@ -78,12 +86,16 @@ func TestCollectorStreamsLargeOutputs(t *testing.T) {
 	spec.Limits = pc.Limits{MaxRecordBytes: 32 << 10}
 	d := Done{Stage: pc.StageVerifier, ExitCode: 0, Rewards: map[string]float64{"reward": 0.5},
 		Logs: map[string]LogInfo{pc.RecordTestStdout: {OriginalSize: 1 << 20, Truncated: true}}}
-	os.MkdirAll(paths.VerifierDir, 0o755)
-	os.WriteFile(paths.testStdout(), noise, 0o644)
-	os.WriteFile(paths.rewardJSON(), []byte(`{"reward": 0.5}`), 0o644)
-	if err := writeDone(paths.Done, d); err != nil {
+	if err := os.MkdirAll(paths.VerifierDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(paths.testStdout(), noise, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths.rewardJSON(), []byte(`{"reward": 0.5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustWriteDone(t, paths.Done, d)
 	s, outputs := collectNow(t, context.Background(), spec, paths)
 	if !s.Streamed || s.Rewards["reward"] != 0.5 {
 		t.Errorf("summary = %+v", s)
@@ -105,7 +117,7 @@ func TestCollectorPatchTooLarge(t *testing.T) {
 	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": strings.Repeat("+", 2000)})
 	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
 	spec.Limits = pc.Limits{MaxRecordBytes: 1000}
-	writeDone(paths.Done, Done{Stage: pc.StageAgent})
+	mustWriteDone(t, paths.Done, Done{Stage: pc.StageAgent})
 	s, outputs := collectNow(t, context.Background(), spec, paths)
 	if o, _ := s.Output(pc.PatchKey); !o.TooLarge || o.OriginalSize != 2000 || o.Size != 0 {
 		t.Errorf("patch output = %+v", o)
@@ -144,7 +156,7 @@ func TestCollectorBadDoneFile(t *testing.T) {
 func TestCollectorCannotWriteTerminationLog(t *testing.T) {
 	paths := podRoot(t, nil)
 	paths.TerminationLog = "/nonexistent/dir/termination-log"
-	writeDone(paths.Done, Done{Stage: pc.StageAgent})
+	mustWriteDone(t, paths.Done, Done{Stage: pc.StageAgent})
 	_, err := RunCollector(context.Background(), agentSpec("", paths, pc.AgentSpec{}), paths, &bytes.Buffer{}, CollectOptions{})
 	if err == nil || !strings.Contains(err.Error(), "termination message") {
 		t.Fatalf("error = %v", err)
@@ -188,9 +200,11 @@ func TestCollectorKeepsTheStreamWithinItsLimit(t *testing.T) {
 	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": string(patch), "logs/agent/agent.log": string(log)})
 	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
 	spec.Artifacts = append(spec.Artifacts, pc.Artifact{Path: paths.AgentLog + ".copy", Key: "big.bin"})
-	os.WriteFile(paths.AgentLog+".copy", patch, 0o644)
+	if err := os.WriteFile(paths.AgentLog+".copy", patch, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	spec.Limits = pc.Limits{MaxStreamBytes: 48 << 10}
-	writeDone(paths.Done, Done{Stage: pc.StageAgent})
+	mustWriteDone(t, paths.Done, Done{Stage: pc.StageAgent})
 	s, outputs := collectNow(t, context.Background(), spec, paths)
 	if !bytes.Equal(outputs[pc.PatchKey], patch) {
 		t.Error("the patch, first in line, was not sent whole")
@@ -210,7 +224,7 @@ func TestCollectorSendsSWEBenchReport(t *testing.T) {
 	paths := podRoot(t, map[string]string{"logs/verifier/report.json": report, "logs/verifier/reward.json": `{"reward": 1}`})
 	spec := verifierSpec(paths)
 	spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWEBench, GraderDir: "/sweep/grader"}
-	writeDone(paths.Done, Done{Stage: pc.StageVerifier, Rewards: map[string]float64{"reward": 1}})
+	mustWriteDone(t, paths.Done, Done{Stage: pc.StageVerifier, Rewards: map[string]float64{"reward": 1}})
 	s, outputs := collectNow(t, context.Background(), spec, paths)
 	if got := string(outputs[pc.RecordSWEBenchReport]); got != report {
 		t.Errorf("report.json sent as %q, want %q (summary %+v)", got, report, s)

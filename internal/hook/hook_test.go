@@ -63,7 +63,9 @@ func patchFrom(t *testing.T, edits map[string]string) string {
 	repo := sweeptest.GitRepo(t, repoFiles, "base")
 	for p, c := range edits {
 		if c == "" {
-			os.Remove(filepath.Join(repo, p))
+			if err := os.Remove(filepath.Join(repo, p)); err != nil {
+				t.Fatal(err)
+			}
 		} else {
 			sweeptest.WriteFiles(t, repo, map[string]string{p: c})
 		}
@@ -230,7 +232,11 @@ func TestCollectHookRunsAsUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(out) })
+	t.Cleanup(func() {
+		if err := os.RemoveAll(out); err != nil {
+			t.Error(err)
+		}
+	})
 	if err := os.Chmod(out, 0o777); err != nil {
 		t.Fatal(err)
 	}

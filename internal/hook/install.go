@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -57,21 +58,22 @@ func copyEntry(from, to string, info fs.FileInfo) error {
 		if err != nil {
 			return err
 		}
-		os.Remove(to)
+		if err := os.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		return os.Symlink(target, to)
 	case mode.IsRegular():
 		in, err := os.Open(from)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
+		defer func() { _ = in.Close() }() // read-only: its close has nothing to report
 		out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode.Perm())
 		if err != nil {
 			return err
 		}
 		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
+			return errors.Join(err, out.Close())
 		}
 		if err := out.Close(); err != nil {
 			return err

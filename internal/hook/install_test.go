@@ -39,9 +39,15 @@ func tree(t *testing.T, root string) map[string]string {
 func TestInstallBundle(t *testing.T) {
 	src := t.TempDir()
 	sweeptest.WriteFiles(t, src, map[string]string{"bin/agent": "#!/bin/sh\necho hi\n", "lib/data/model.json": "{}", "README": "r"})
-	os.Chmod(filepath.Join(src, "bin/agent"), 0o755)
-	os.Chmod(filepath.Join(src, "README"), 0o600)
-	os.Symlink("bin/agent", filepath.Join(src, "run"))
+	if err := os.Chmod(filepath.Join(src, "bin/agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(src, "README"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("bin/agent", filepath.Join(src, "run")); err != nil {
+		t.Fatal(err)
+	}
 	dest := t.TempDir()
 	if err := InstallBundle(src, dest); err != nil {
 		t.Fatal(err)
@@ -51,7 +57,9 @@ func TestInstallBundle(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "agent.bin")
-	os.WriteFile(file, []byte("x"), 0o755)
+	if err := os.WriteFile(file, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := InstallBundle(file, dest); err != nil {
 		t.Fatal(err)
 	}

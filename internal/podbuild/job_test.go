@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +12,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -234,9 +234,7 @@ func TestVerifierStageSpecGraderDir(t *testing.T) {
 			trial := makeTrial("run-calc-1", "calc").grader(tc.grader).graderConfig(tc.configMap).obj()
 			spec, err := VerifierStageSpec(trial, task, Timeouts{Verifier: 60})
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+				sweeptest.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

@@ -79,24 +79,32 @@ func Run(ctx context.Context, c Cmd) (res Result) {
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
+		// Cleanup after the start error, which is the one reported.
+		_ = pr.Close()
+		_ = pw.Close()
 		res.StartErr = err
 		return res
 	}
-	pw.Close()
+	// The child holds its own copy of the write end; ours goes so the copy sees EOF. Were the
+	// close to fail, the wait for the copy below is bounded anyway.
+	_ = pw.Close()
 	copied := make(chan struct{})
 	go func() {
 		out := c.Output
 		if out == nil {
 			out = io.Discard
 		}
-		io.Copy(out, pr)
+		if _, err := io.Copy(out, pr); err != nil {
+			// Output that cannot be written is lost, but the pipe is still drained so that the
+			// command never blocks on a full pipe; this read ends when the pipe closes.
+			_, _ = io.Copy(io.Discard, pr)
+		}
 		close(copied)
 	}()
 	exited := make(chan *os.ProcessState, 1)
 	go func() {
-		cmd.Wait()
+		// A non-zero exit is an error here; the exit status is read from ProcessState.
+		_ = cmd.Wait()
 		exited <- cmd.ProcessState
 	}()
 
@@ -139,7 +147,7 @@ func Run(ctx context.Context, c Cmd) (res Result) {
 	case <-copied:
 	case <-time.After(2 * time.Second):
 	}
-	pr.Close()
+	_ = pr.Close() // the read end, done with; nothing to flush
 	return res
 }
 
@@ -152,7 +160,9 @@ func newMarker() string {
 // becomeSubreaper makes orphaned descendants reparent to this process (PR_SET_CHILD_SUBREAPER).
 func becomeSubreaper() {
 	const prSetChildSubreaper = 36
-	syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	// Best effort: the call fails only on kernels older than 3.4, where orphans that also leave
+	// the session reparent to init instead; the tree's session and descendants are still ended.
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 }
 
 // tree finds the processes that belong to one command.
@@ -213,7 +223,7 @@ func (t *tree) hasMarker(pid int) bool {
 
 func (t *tree) signal(sig syscall.Signal) {
 	for _, pid := range t.members() {
-		syscall.Kill(pid, sig)
+		_ = syscall.Kill(pid, sig) // a member may have exited since it was listed
 	}
 }
 
@@ -223,7 +233,7 @@ func (t *tree) kill() {
 	for {
 		live := t.members()
 		for _, pid := range live {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL) // a member may have exited since it was listed
 		}
 		t.reap()
 		if len(live) == 0 || time.Now().After(deadline) {

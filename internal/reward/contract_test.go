@@ -1,15 +1,14 @@
 package reward
 
 import (
-	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // contractWords are the strings only this package may spell in non-test code.
@@ -42,56 +41,11 @@ var otherContracts = map[string]map[string]string{
 // a string literal equal to a result key or file name: such a file encodes or decodes the
 // contract on its own instead of importing it.
 func TestNoOtherPackageSpellsTheContract(t *testing.T) {
-	root := moduleRoot(t)
-	fset := token.NewFileSet()
 	var found []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, lit := range sweeptest.StringLiterals(t, sweeptest.ModuleRoot(t)) {
+		if _, allowed := otherContracts[lit.Package][lit.Value]; lit.Package != "internal/reward" && spellsContract(lit.Value) && !allowed {
+			found = append(found, lit.File+":"+strconv.Itoa(lit.Line)+": "+lit.Source)
 		}
-		if d.IsDir() {
-			switch name := d.Name(); {
-			case path == root:
-			case name == "testdata" || name == "bin" || name == "vendor" || strings.HasPrefix(name, "."):
-				return filepath.SkipDir
-			case path != root && fileExists(filepath.Join(path, "go.mod")):
-				return filepath.SkipDir // another module
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		dir := filepath.ToSlash(filepath.Dir(rel))
-		if dir == "internal/reward" {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return true
-			}
-			if _, allowed := otherContracts[dir][s]; spellsContract(s) && !allowed {
-				found = append(found, rel+":"+strconv.Itoa(fset.Position(lit.Pos()).Line)+": "+lit.Value)
-			}
-			return true
-		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(found) > 0 {
 		t.Errorf("the verifier's result contract is spelled outside internal/reward; import its constants instead:\n%s",
@@ -111,27 +65,6 @@ func spellsContract(s string) bool {
 		}
 	}
 	return false
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for !fileExists(filepath.Join(dir, "go.mod")) {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the package")
-		}
-		dir = parent
-	}
-	return dir
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // TestImportsOnlyTheStandardLibrary keeps the package light: the sweep-hook binary, which

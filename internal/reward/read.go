@@ -80,7 +80,7 @@ func ParseText(b []byte) (Result, error) {
 // parseNumber accepts a finite number and nothing else: no strings, booleans, null, NaN or
 // infinities.
 func parseNumber(s string) (float64, error) {
-	if s == "" || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
 		return 0, errors.New("not a number")
 	}
 	f, err := strconv.ParseFloat(s, 64)

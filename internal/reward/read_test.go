@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 func TestParseJSON(t *testing.T) {
@@ -95,9 +96,7 @@ func TestRead(t *testing.T) {
 			}
 			got, err := Read(dir)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Errorf("Read error = %v, want %q", err, tc.wantErr)
-				}
+				sweeptest.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

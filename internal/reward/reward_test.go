@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 func TestEncode(t *testing.T) {
@@ -26,9 +27,7 @@ func TestEncode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Encode(tc.in)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Errorf("Encode error = %v, want %q", err, tc.wantErr)
-				}
+				sweeptest.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

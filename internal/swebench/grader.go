@@ -276,7 +276,8 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	if err != nil {
 		return InstanceReport{}, err
 	}
-	defer os.RemoveAll(scripts)
+	// Best-effort cleanup of scripts already run; a leftover temp dir cannot change the grade.
+	defer func() { _ = os.RemoveAll(scripts) }()
 	var log bytes.Buffer
 	out := io.MultiWriter(&log, r.Log)
 	applyStart := time.Now()

@@ -4,6 +4,7 @@ package sweeptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,7 +109,12 @@ func MainWithHook(m *testing.M, pkgDir string, binary *string) {
 		panic("building sweep-hook: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "removing the sweep-hook build: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 

@@ -29,7 +29,7 @@ func cargoResultOfficial(line string) (name, outcome string, ok bool) {
 		return "", "", false
 	}
 	outcome = strings.TrimLeftFunc(rest, unicode.IsSpace)
-	if outcome == "" || strings.ContainsFunc(outcome, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+	if outcome == "" || strings.ContainsFunc(outcome, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		return "", "", false
 	}
 	return name, outcome, true

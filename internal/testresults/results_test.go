@@ -1,6 +1,7 @@
 package testresults
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,13 +92,19 @@ func TestReadPytestRealOutput(t *testing.T) {
 func TestReadJUnitRealReport(t *testing.T) {
 	pytest := sweeptest.Pytest(t)
 	dir := pyProject(t)
-	sweeptest.Output(dir, pytest, "-q", "-p", "no:cacheprovider", "--junitxml=report.xml", "test_a.py")
+	// test_a.py has a failing test, so pytest exits 1; any other end means no report.
+	var exit *exec.ExitError
+	if out, err := sweeptest.Output(dir, pytest, "-q", "-p", "no:cacheprovider", "--junitxml=report.xml", "test_a.py"); !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("pytest = %v, want exit status 1 (a test fails)\n%s", err, out)
+	}
 	f, err := os.Open(filepath.Join(dir, "report.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	got, err := ReadJUnit(f, JUnitOptions{})
+	if cerr := f.Close(); cerr != nil {
+		t.Error(cerr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

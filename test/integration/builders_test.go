@@ -89,7 +89,6 @@ func (w *runWrapper) retries(n int32) *runWrapper {
 	w.Spec.RetryPolicy.InfrastructureRetries = n
 	return w
 }
-func (w *runWrapper) agent(a evalv1.AgentSpec) *runWrapper { w.Spec.Agent = a; return w }
 func (w *runWrapper) bugs(task string, ids ...string) *runWrapper {
 	w.Spec.Tasks.Bugs = map[string][]string{task: ids}
 	return w

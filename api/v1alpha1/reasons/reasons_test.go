@@ -1,14 +1,9 @@
 package reasons
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // all pins every reason's value: they are API, and a renamed value breaks users' alerts and
@@ -48,42 +43,9 @@ var notReasons = map[string]string{
 // TestDefinedOnce fails when a non-test Go file of the module spells a reason as a string
 // literal instead of importing this package.
 func TestDefinedOnce(t *testing.T) {
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, lit := range sweeptest.StringLiterals(t, sweeptest.ModuleRoot(t)) {
+		if _, reason := all[lit.Value]; reason && lit.File != "api/v1alpha1/reasons/reasons.go" && notReasons[lit.File] != lit.Value {
+			t.Errorf("%s:%d spells the reason %q: use reasons.%s from api/v1alpha1/reasons", lit.File, lit.Line, lit.Value, lit.Value)
 		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin" || name == "vendor") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || rel == "api/v1alpha1/reasons/reasons.go" {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if _, reason := all[s]; err == nil && reason && notReasons[filepath.ToSlash(rel)] != s {
-				t.Errorf("%s spells the reason %q: use reasons.%s from api/v1alpha1/reasons", rel, s, s)
-			}
-			return true
-		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -18,7 +18,9 @@ func newRepo(t *testing.T, edits map[string]string) (Repo, string) {
 	dir := sweeptest.GitRepo(t, baseFiles, "base")
 	for p, content := range edits {
 		if content == "" {
-			os.Remove(filepath.Join(dir, p))
+			if err := os.Remove(filepath.Join(dir, p)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	sweeptest.WriteFiles(t, dir, nonEmpty(edits))

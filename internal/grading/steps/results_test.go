@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 func TestWriteResults(t *testing.T) {
@@ -23,10 +24,7 @@ func TestWriteResults(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			for n, c := range tc.existing {
-				os.MkdirAll(dir, 0o755)
-				os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644)
-			}
+			sweeptest.WriteFiles(t, dir, tc.existing)
 			if err := WriteResults(dir, tc.files...); err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +43,9 @@ func TestWriteResults(t *testing.T) {
 
 func TestWriteResultsReportsEveryFailure(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "a.json", "x"), 0o755) // a directory where a file goes
+	if err := os.MkdirAll(filepath.Join(dir, "a.json", "x"), 0o755); err != nil { // a directory where a file goes
+		t.Fatal(err)
+	}
 	err := WriteResults(dir, File{Name: "a.json", Data: []byte("1")}, File{Name: "b.json", Data: []byte("2")})
 	if err == nil {
 		t.Fatal("want an error for a.json")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,13 +384,23 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.Remove(out.Name())
-	defer out.Close()
+	// A scratch copy of the output, read back below and then thrown away: neither its close
+	// nor its removal can change the grade.
+	defer func() { _ = os.Remove(out.Name()) }()
+	defer func() { _ = out.Close() }()
+	// Never read a stale report: one that cannot be removed counts as unreadable.
+	var stale error
 	if s.Report != "" {
-		os.Remove(filepath.Join(g.repo.Dir, s.Report)) // never read a stale report
+		if err := os.Remove(filepath.Join(g.repo.Dir, s.Report)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			stale = fmt.Errorf("cannot remove the previous report: %w", err)
+		}
 	}
 	rep := &SuiteReport{StepReport: g.shell(ctx, command, s.TimeoutSec, defaultSuiteTimeout, io.MultiWriter(g.o.Log, out)),
 		Counts: map[testresults.Status]int{}}
+	if stale != nil {
+		rep.ParseError = stale.Error()
+		return rep, testresults.Results{}, nil
+	}
 	var src io.Reader = out
 	if s.Report != "" {
 		f, err := os.Open(filepath.Join(g.repo.Dir, s.Report))
@@ -397,7 +408,7 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 			rep.ParseError = err.Error()
 			return rep, testresults.Results{}, nil
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read-only: its close has nothing to report
 		src = f
 	} else if _, err := out.Seek(0, io.SeekStart); err != nil {
 		return nil, nil, err

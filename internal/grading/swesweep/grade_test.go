@@ -12,16 +12,57 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
+// agentCase is one grading of an agent's patch against the fixture bundle.
+type agentCase struct {
+	name  string
+	edits map[string]string // nil: no patch file at all
+	bugs  []string
+	edit  func(*Bundle)
+	want  Reward
+	check func(t *testing.T, ev Eval)
+}
+
+// runAgentCases grades each case in a subtest and compares reward.json, the returned reward and
+// eval.json.
+func runAgentCases(t *testing.T, cases []agentCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.edit)
+			patch := filepath.Join(t.TempDir(), "absent.patch")
+			if tc.edits != nil {
+				patch = f.agentPatch(t, tc.edits)
+			}
+			out := t.TempDir()
+			var log strings.Builder
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out, Bugs: tc.bugs, Log: &log})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, log.String())
+			}
+			var fromFile reward.Result
+			sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &fromFile)
+			if d := cmp.Diff(tc.want.Result(), fromFile); d != "" {
+				t.Errorf("reward.json (-want +got):\n%s\nlog:\n%s", d, log.String())
+			}
+			if d := cmp.Diff(fromFile, got); d != "" {
+				t.Errorf("returned reward differs from reward.json:\n%s", d)
+			}
+			var ev Eval
+			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+			if ev.Schema != EvalSchema || ev.Mode != "agent" || ev.Error != "" {
+				t.Errorf("eval = %+v", ev)
+			}
+			if tc.check != nil {
+				tc.check(t, ev)
+			}
+		})
+	}
+}
+
+// TestGradeAgentPatch scores what the agent's patch fixes.
 func TestGradeAgentPatch(t *testing.T) {
 	binary := string([]byte{0, 1, 2, 0xff, 0xfe, '\n', 0, 7})
-	for _, tc := range []struct {
-		name  string
-		edits map[string]string // nil: no patch file at all
-		bugs  []string
-		edit  func(*Bundle)
-		want  Reward
-		check func(t *testing.T, ev Eval)
-	}{
+	runAgentCases(t, []agentCase{
 		{name: "no patch", want: Reward{NSubtasks: 2, VisibleOK: 1, AgentBuildOK: 1}},
 		{name: "full fix", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
 			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
@@ -55,6 +96,22 @@ func TestGradeAgentPatch(t *testing.T) {
 					t.Errorf("regressions (-want +got):\n%s", d)
 				}
 			}},
+		{name: "binary patch that deletes and adds files", edits: map[string]string{
+			"calc.py": calc(fixedAdd, fixedMul, ""), "data.bin": binary, "old_helper.py": "", "helper.py": "HELP = 2\n",
+		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				want := []FileChange{{OldPath: "calc.py", NewPath: "calc.py"}, {NewPath: "data.bin", Binary: true},
+					{NewPath: "helper.py"}, {OldPath: "old_helper.py"}}
+				if d := cmp.Diff(want, ev.Patch.Files); d != "" {
+					t.Errorf("files (-want +got):\n%s", d)
+				}
+			}},
+	})
+}
+
+// TestGradeAgentPatchTestEditsUndone checks that the patch's changes to test files and test configuration are undone before grading.
+func TestGradeAgentPatchTestEditsUndone(t *testing.T) {
+	runAgentCases(t, []agentCase{
 		{name: "test file edit and conftest.py are undone", edits: map[string]string{
 			"calc.py":               calc("", "", brokenNeg),
 			"tests/test_visible.py": "def test_nothing():\n    pass\n",
@@ -79,16 +136,12 @@ func TestGradeAgentPatch(t *testing.T) {
 					t.Errorf("removed (-want +got):\n%s", d)
 				}
 			}},
-		{name: "binary patch that deletes and adds files", edits: map[string]string{
-			"calc.py": calc(fixedAdd, fixedMul, ""), "data.bin": binary, "old_helper.py": "", "helper.py": "HELP = 2\n",
-		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
-			check: func(t *testing.T, ev Eval) {
-				want := []FileChange{{OldPath: "calc.py", NewPath: "calc.py"}, {NewPath: "data.bin", Binary: true},
-					{NewPath: "helper.py"}, {OldPath: "old_helper.py"}}
-				if d := cmp.Diff(want, ev.Patch.Files); d != "" {
-					t.Errorf("files (-want +got):\n%s", d)
-				}
-			}},
+	})
+}
+
+// TestGradeAgentPatchBuild checks the bundle's build step.
+func TestGradeAgentPatchBuild(t *testing.T) {
+	runAgentCases(t, []agentCase{
 		{name: "build failure scores 0", edits: map[string]string{"calc.py": "def add(:\n"},
 			edit: func(b *Bundle) { b.Build = &Command{Command: "python3 -c 'import calc'"} },
 			want: Reward{NSubtasks: 2, AgentPatchApplied: 1},
@@ -100,6 +153,12 @@ func TestGradeAgentPatch(t *testing.T) {
 		{name: "passing build", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
 			edit: func(b *Bundle) { b.Build = &Command{Command: "python3 -c 'import calc'"} },
 			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+	})
+}
+
+// TestGradeAgentPatchReportFile checks suites that write their results to a report file.
+func TestGradeAgentPatchReportFile(t *testing.T) {
+	runAgentCases(t, []agentCase{
 		{name: "junit report", edits: map[string]string{"calc.py": calc(fixedAdd, "", "")},
 			edit: func(b *Bundle) {
 				b.BugTests = Suite{Command: Command{Command: strings.Replace(b.BugTests.Command.Command, "{tests}", "--junitxml=out/report.xml tests", 1)},
@@ -123,37 +182,22 @@ func TestGradeAgentPatch(t *testing.T) {
 					t.Errorf("junit suite = %+v", s)
 				}
 			}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, tc.edit)
-			patch := filepath.Join(t.TempDir(), "absent.patch")
-			if tc.edits != nil {
-				patch = f.agentPatch(t, tc.edits)
-			}
-			out := t.TempDir()
-			var log strings.Builder
-			got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out, Bugs: tc.bugs, Log: &log})
-			if err != nil {
-				t.Fatalf("Run: %v\n%s", err, log.String())
-			}
-			var fromFile reward.Result
-			sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &fromFile)
-			if d := cmp.Diff(tc.want.Result(), fromFile); d != "" {
-				t.Errorf("reward.json (-want +got):\n%s\nlog:\n%s", d, log.String())
-			}
-			if d := cmp.Diff(fromFile, got); d != "" {
-				t.Errorf("returned reward differs from reward.json:\n%s", d)
-			}
-			var ev Eval
-			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
-			if ev.Schema != EvalSchema || ev.Mode != "agent" || ev.Error != "" {
-				t.Errorf("eval = %+v", ev)
-			}
-			if tc.check != nil {
-				tc.check(t, ev)
-			}
-		})
-	}
+		{name: "a report that cannot be removed is not read", edits: map[string]string{
+			"calc.py":                    calc(fixedAdd, "", ""),
+			"out/report.xml/planted.xml": `<testsuite><testcase classname="tests.test_bug_mul" name="test_mul"/></testsuite>`,
+		},
+			edit: func(b *Bundle) {
+				b.BugTests = Suite{Command: Command{Command: "true"}, Format: "junit", Report: "out/report.xml"}
+			},
+			want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				for _, bug := range ev.Bugs {
+					if s := bug.Suite; !strings.Contains(s.ParseError, "cannot remove the previous report") || s.NTests != 0 {
+						t.Errorf("bug %s suite = %+v", bug.ID, s)
+					}
+				}
+			}},
+	})
 }
 
 func TestGradePatchThatDoesNotApply(t *testing.T) {
