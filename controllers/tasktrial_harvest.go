@@ -111,8 +111,13 @@ func tooLarge(what string, size int64) *failure.Verdict {
 		Message: fmt.Sprintf("%s has %d bytes, more than the %d an object can hold; shrink the change or configure an artifact bucket", what, size, podbuild.MaxSecretPayload)}
 }
 
+// harvestVerifier keeps the verifier's results in a Secret and scores the trial, unless the
+// result is out of bounds: then the results are kept and the verdict fails the trial unscored.
 func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summary, outputs map[string][]byte) (*failure.Verdict, error) {
-	scoreStatus(&s.trial.Status, sum.Rewards)
+	bounds, outOfBounds := failure.OutOfBounds(sum.Rewards, int(s.trial.Spec.BugsTotal))
+	if !outOfBounds {
+		scoreStatus(&s.trial.Status, sum.Rewards)
+	}
 	data := map[string][]byte{}
 	size := 0
 	for _, key := range []string{podcontract.RecordReward, podcontract.RecordSWEBenchReport, podcontract.RecordEval} {
@@ -133,7 +138,13 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 			Labels: podbuild.Labels(s.trial, podcontract.StageVerifier)},
 		Data: data,
 	}
-	return nil, s.createOwned(ctx, secret)
+	if err := s.createOwned(ctx, secret); err != nil {
+		return nil, err
+	}
+	if outOfBounds {
+		return &bounds, nil
+	}
+	return nil, nil
 }
 
 // scoreStatus writes a graded result into the trial's status, as reward.Outcome reads it, so

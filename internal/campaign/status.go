@@ -11,7 +11,7 @@ import (
 // ScoringTrial turns a finished trial's status into scoring's input. Only a Succeeded trial
 // is a measurement.
 func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
-	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded}
+	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded, DeclaredBugs: int(t.Spec.BugsTotal)}
 	if !st.Measured {
 		return st
 	}

@@ -63,3 +63,20 @@ func TestSummarize(t *testing.T) {
 		})
 	}
 }
+
+// TestAggregateChecksTheDeclaredCount: a Succeeded trial whose n_subtasks is not its
+// spec.bugsTotal (written before the controller checked bounds, or by hand) is an evaluation
+// failure, not 1000 bugs.
+func TestAggregateChecksTheDeclaredCount(t *testing.T) {
+	forged := trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "1.0000", "n_subtasks": "1000", "n_resolved": "1000", "visible_ok": "1"})
+	forged.Spec.BugsTotal = 40
+	honest := trial("b", evalv1.TrialSucceeded, map[string]string{"reward": "0.5000", "n_subtasks": "2", "n_resolved": "1", "visible_ok": "1"})
+	honest.Spec.BugsTotal = 2
+	var st evalv1.SweepRunStatus
+	Aggregate(&st, []evalv1.TaskTrial{forged, honest})
+	want := evalv1.SweepRunStatus{GradedTrials: 1, EvaluationFailures: 1, BugsTotal: 2, BugsResolved: "1.00",
+		Score: "0.5000", ScoreIgnoringRegressions: "0.5000", MeanReward: "0.5000"}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("Aggregate (-want +got):\n%s", diff)
+	}
+}

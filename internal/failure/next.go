@@ -5,6 +5,7 @@ import (
 	"time"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 )
 
 // Step is what the trial does after a finished stage.
@@ -48,7 +49,9 @@ func Next(v Verdict, used Used, policy evalv1.RetryPolicy) Decision {
 			d.Message = fmt.Sprintf("%s (infrastructure retries exhausted: %d)", v.Message, policy.InfrastructureRetries)
 		}
 	case ClassVerifier:
-		if policy.RetryVerifierFailures && used.Verifier < policy.InfrastructureRetries {
+		// A result out of bounds is what this grader wrote over this patch: grading it again
+		// runs the same code, and the first run's results are already kept.
+		if policy.RetryVerifierFailures && v.Reason != reasons.RewardOutOfBounds && used.Verifier < policy.InfrastructureRetries {
 			d.Step, d.Backoff = StepRetry, backoff(policy.BackoffSeconds, used.Verifier)
 			d.Message = fmt.Sprintf("%s (retry %d of %d)", v.Message, used.Verifier+1, policy.InfrastructureRetries)
 		} else {

@@ -17,6 +17,8 @@ func TestReadTrials(t *testing.T) {
 	cases := map[string]struct {
 		files map[string]string
 		want  []scoring.Trial
+		// wantWarnings are relative to the test's directory.
+		wantWarnings []string
 	}{
 		"task from config.json task.path": {
 			files: map[string]string{
@@ -44,20 +46,61 @@ func TestReadTrials(t *testing.T) {
 			},
 			want: []scoring.Trial{{Task: "task-c"}, {Task: "task-c"}},
 		},
+		// A 2-bug trial claiming 1000 resolved: read as it is (scoring counts it as an
+		// evaluation failure), with a warning naming the file; so is a reward.txt of 25.
+		"results out of bounds are read, with a warning by file": {
+			files: map[string]string{
+				"job/a__1/config.json":          `{"task": {"path": "task-a"}}`,
+				"job/a__1/verifier/reward.json": `{"reward": 1, "n_subtasks": 2, "n_resolved": 1000, "visible_ok": 1}`,
+				"job/a__2/config.json":          `{"task": {"path": "task-a"}}`,
+				"job/a__2/verifier/reward.json": `{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1, "visible_ok": 1}`,
+				"job/b__1/config.json":          `{"task": {"path": "task-b"}}`,
+				"job/b__1/verifier/reward.txt":  "25\n",
+			},
+			want: []scoring.Trial{
+				{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 1, "n_subtasks": 2, "n_resolved": 1000, "visible_ok": 1}},
+				{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1, "visible_ok": 1}},
+				{Task: "task-b", Measured: true, Rewards: map[string]float64{"reward": 25}},
+			},
+			wantWarnings: []string{
+				"job/a__1/verifier/reward.json: out of bounds: n_resolved is 1000, above n_subtasks (2); counted as an evaluation failure",
+				"job/b__1/verifier/reward.txt: out of bounds: reward is 25, outside [0, 1]; counted as an evaluation failure",
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			sweeptest.WriteFiles(t, dir, tc.files)
-			got, err := ReadTrials([]string{filepath.Join(dir, "job")})
+			got, warnings, err := ReadTrials([]string{filepath.Join(dir, "job")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ReadTrials (-want +got):\n%s", diff)
 			}
+			for i := range warnings {
+				warnings[i] = strings.TrimPrefix(warnings[i], dir+string(filepath.Separator))
+			}
+			if diff := cmp.Diff(tc.wantWarnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			// Scoring keeps SWE-sweep's rules and never counts what is out of bounds.
+			if rep := scoring.Score(got); rep.EvaluationFailures != len(tc.wantWarnings)+countUnmeasured(got) {
+				t.Errorf("evaluation failures = %d, want one per warning and unmeasured trial", rep.EvaluationFailures)
+			}
 		})
 	}
+}
+
+func countUnmeasured(trials []scoring.Trial) int {
+	n := 0
+	for _, t := range trials {
+		if !t.Measured {
+			n++
+		}
+	}
+	return n
 }
 
 func TestReadTrialsErrors(t *testing.T) {
@@ -75,13 +118,25 @@ func TestReadTrialsErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			sweeptest.WriteFiles(t, dir, tc.files)
-			_, err := ReadTrials([]string{filepath.Join(dir, "job")})
+			_, _, err := ReadTrials([]string{filepath.Join(dir, "job")})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want it to contain %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := ReadTrials([]string{filepath.Join(t.TempDir(), "missing")}); err == nil || !strings.Contains(err.Error(), "give a job directory") {
+	// A symlinked reward file is refused as the verifier stage refuses it (reward.Read).
+	dir := t.TempDir()
+	sweeptest.WriteFiles(t, dir, map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "forged.json": `{"reward": 1}`})
+	if err := os.MkdirAll(filepath.Join(dir, "job/t/verifier"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "forged.json"), filepath.Join(dir, "job/t/verifier/reward.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadTrials([]string{filepath.Join(dir, "job")}); err == nil || !strings.Contains(err.Error(), "reward.json is a symbolic link: refused: not a regular file: rewrite the file or delete the trial folder") {
+		t.Errorf("symlinked reward.json: error = %v", err)
+	}
+	if _, _, err := ReadTrials([]string{filepath.Join(t.TempDir(), "missing")}); err == nil || !strings.Contains(err.Error(), "give a job directory") {
 		t.Errorf("missing directory: error = %v", err)
 	}
 }
@@ -114,9 +169,9 @@ func TestWriteThenRead(t *testing.T) {
 	if name := FolderName(job.Trials[1]); name != "task-b-with-a-very-long-name-ove__"+name[len(name)-7:] {
 		t.Errorf("folder name %q: want the task cut to 32 characters", name)
 	}
-	got, err := ReadTrials([]string{dir})
-	if err != nil {
-		t.Fatal(err)
+	got, warnings, err := ReadTrials([]string{dir})
+	if err != nil || warnings != nil {
+		t.Fatal(err, warnings)
 	}
 	want := []scoring.Trial{
 		{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1}},

@@ -32,11 +32,15 @@ const (
 // folders, or a single trial folder. A folder holding verifier/reward.json (or reward.txt) is a
 // measured trial; a folder whose result.json names a trial but that has no reward is an
 // evaluation failure. Trials are returned sorted by folder.
-func ReadTrials(roots []string) ([]scoring.Trial, error) {
+//
+// A result out of bounds (reward.Result.CheckBounds: a reward above 1, more bugs resolved than
+// graded, ...) is returned as it is, so that scoring applies SWE-sweep's rules and counts it as
+// an evaluation failure, and it adds a warning that names the file and the bound.
+func ReadTrials(roots []string) (trials []scoring.Trial, warnings []string, err error) {
 	var dirs []string
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
-			return nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
+			return nil, nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
 		}
 		before := len(dirs)
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -57,23 +61,26 @@ func ReadTrials(roots []string) ([]scoring.Trial, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(dirs) == before {
-			return nil, fmt.Errorf("%s: no trial folders (a folder with %s or a %s naming a trial): give a Harbor job directory or the output of `sweep export`",
+			return nil, nil, fmt.Errorf("%s: no trial folders (a folder with %s or a %s naming a trial): give a Harbor job directory or the output of `sweep export`",
 				root, path.Join(VerifierDir, reward.FileJSON), ResultFile)
 		}
 	}
 	sort.Strings(dirs)
-	trials := make([]scoring.Trial, 0, len(dirs))
+	trials = make([]scoring.Trial, 0, len(dirs))
 	for _, d := range dirs {
-		t, err := readTrial(d)
+		t, warning, err := readTrial(d)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		trials = append(trials, t)
+		if warning != "" {
+			warnings = append(warnings, warning)
+		}
 	}
-	return trials, nil
+	return trials, warnings, nil
 }
 
 // resultFile is the part of Harbor's trial result.json this package reads.
@@ -89,7 +96,7 @@ type configFile struct {
 }
 
 func isTrialDir(dir string) (bool, error) {
-	if _, ok, err := readResult(dir); ok || err != nil {
+	if _, _, ok, err := readResult(dir); ok || err != nil {
 		return ok, err
 	}
 	var res resultFile
@@ -98,17 +105,17 @@ func isTrialDir(dir string) (bool, error) {
 }
 
 // readResult reads the result the verifier left in the trial folder, as Harbor: reward.json
-// first, else reward.txt. ok is false when it left neither.
-func readResult(dir string) (result reward.Result, ok bool, err error) {
+// first, else reward.txt, and says which file it read. ok is false when it left neither.
+func readResult(dir string) (result reward.Result, file string, ok bool, err error) {
 	verifier := filepath.Join(dir, VerifierDir)
-	result, err = reward.Read(verifier)
+	result, file, err = reward.Read(verifier)
 	switch {
 	case errors.Is(err, reward.ErrNoResult):
-		return nil, false, nil
+		return nil, "", false, nil
 	case err != nil:
-		return nil, false, fmt.Errorf("%s: %w: rewrite the file or delete the trial folder", verifier, err)
+		return nil, "", false, fmt.Errorf("%s: %w: rewrite the file or delete the trial folder", verifier, err)
 	}
-	return result, true, nil
+	return result, file, true, nil
 }
 
 func readJSON(file string, v any) (bool, error) {
@@ -125,16 +132,22 @@ func readJSON(file string, v any) (bool, error) {
 	return true, nil
 }
 
-func readTrial(dir string) (scoring.Trial, error) {
+// readTrial reads one trial folder; warning is set when its result is out of bounds. A job
+// directory does not say how many bugs a task declares, so n_subtasks is bounded only by its
+// own meaning.
+func readTrial(dir string) (t scoring.Trial, warning string, err error) {
 	task, err := taskName(dir)
 	if err != nil {
-		return scoring.Trial{}, err
+		return scoring.Trial{}, "", err
 	}
-	result, ok, err := readResult(dir)
+	result, file, ok, err := readResult(dir)
 	if err != nil {
-		return scoring.Trial{}, err
+		return scoring.Trial{}, "", err
 	}
-	return scoring.Trial{Task: task, Measured: ok, Rewards: result}, nil
+	if err := result.CheckBounds(0); ok && err != nil {
+		warning = fmt.Sprintf("%s: out of bounds: %v; counted as an evaluation failure", file, err)
+	}
+	return scoring.Trial{Task: task, Measured: ok, Rewards: result}, warning, nil
 }
 
 // taskName is the basename of task.path in config.json, else task_name in result.json.

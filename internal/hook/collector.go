@@ -14,6 +14,7 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 )
 
 // CollectOptions tune the collector.
@@ -129,26 +130,33 @@ func declaredOutputs(spec pc.StageSpec, paths Paths) []outputFile {
 }
 
 // readOutput reads one output of at most maxBytes: a longer log is cut, anything else is
-// reported as too large (half a patch or half a JSON document is worse than none).
+// reported as too large (half a patch or half a JSON document is worse than none). An output
+// that is a symbolic link or not a regular file is refused, never followed or read.
 func readOutput(f outputFile, maxBytes int64, logs map[string]LogInfo) (pc.Output, []byte) {
-	st, err := os.Stat(f.path)
-	if err != nil || !st.Mode().IsRegular() {
-		return pc.Output{Name: f.name, Missing: true}, nil
+	file, st, err := regularfile.Open(f.path)
+	if errors.Is(err, regularfile.ErrNotRegular) {
+		return pc.Output{Name: f.name, Missing: true, Refused: err.Error()}, nil
 	}
-	size := st.Size()
-	if !f.log && size > maxBytes {
-		return pc.Output{Name: f.name, OriginalSize: size, TooLarge: true}, nil
-	}
-	file, err := os.Open(f.path)
 	if err != nil {
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}
 	defer func() { _ = file.Close() }() // read-only: its close has nothing to report
-	data, err := io.ReadAll(io.LimitReader(file, maxBytes))
+	size := st.Size()
+	if !f.log && size > maxBytes {
+		return pc.Output{Name: f.name, OriginalSize: size, TooLarge: true}, nil
+	}
+	// One byte more than the bound tells a file that grew after it was opened.
+	data, err := io.ReadAll(io.LimitReader(file, maxBytes+1))
 	if err != nil {
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}
 	original := max(size, int64(len(data)))
+	if int64(len(data)) > maxBytes {
+		if !f.log {
+			return pc.Output{Name: f.name, OriginalSize: original, TooLarge: true}, nil
+		}
+		data = data[:maxBytes]
+	}
 	if info, ok := logs[f.name]; ok && info.Truncated {
 		original = max(original, info.OriginalSize)
 	}

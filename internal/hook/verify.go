@@ -12,6 +12,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
@@ -58,7 +59,9 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 		d.Reason, d.Message = reasons.VerifierTimeout, "verifier "+o.describe()
 	default:
 		// The exit code of test.sh does not matter (as in Harbor); the reward file does.
-		result, err := reward.Read(paths.VerifierDir)
+		// reward.Read refuses a symlinked or non-regular reward file: for test.sh that is
+		// RewardMissing, for a built-in grader (which writes a regular file) GraderFailed.
+		result, _, err := reward.Read(paths.VerifierDir)
 		switch {
 		case err != nil && builtIn:
 			// A built-in grader that left no valid reward crashed: not measured, never a 0.
@@ -129,7 +132,9 @@ func patchInput(spec pc.StageSpec, paths Paths) string {
 }
 
 // restoreArtifacts copies each artifact from the input directory back to its path. An
-// artifact the agent stage did not produce is absent from the input and is logged.
+// artifact the agent stage did not produce is absent from the input and is logged. The input
+// directory is the controller's Secret volume, whose keys are symlinks into it by design; the
+// artifact path is in the task's image, and a symlink there is replaced, never written through.
 func restoreArtifacts(artifacts []pc.Artifact, inputDir string, log *cappedLog) {
 	for _, a := range artifacts {
 		if err := copyFile(filepath.Join(inputDir, a.Key), a.Path); err != nil {
@@ -147,7 +152,7 @@ func copyFile(from, to string) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}
-	out, err := os.Create(to)
+	out, err := regularfile.Create(to, 0o644)
 	if err != nil {
 		return err
 	}

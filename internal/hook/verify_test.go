@@ -46,6 +46,9 @@ echo '{"reward": 1, "n_resolved": 3}' > "$VERIFIER_DIR/reward.json"; echo graded
 			wantReason: reasons.RewardMissing, wantMsg: `reward.json key "reward": {"a": 1} is not a number`},
 		{name: "bad reward.txt", testSh: `echo 'inf' > "$VERIFIER_DIR/reward.txt"`,
 			wantReason: reasons.RewardMissing, wantMsg: `reward.txt holds "inf", which is not a number`},
+		{name: "symlinked reward.json is refused, not followed", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/../forged.json"
+ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
+			wantReason: reasons.RewardMissing, wantMsg: "reward.json is a symbolic link: refused: not a regular file"},
 		{name: "timeout", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/reward.json"; sleep 30 & sleep 30`, timeout: 0.3,
 			wantReason: reasons.VerifierTimeout, wantMsg: "verifier timed out"},
 	} {

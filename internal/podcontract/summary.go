@@ -33,8 +33,12 @@ type Output struct {
 	OriginalSize int64  `json:"originalSize,omitempty"`
 	SHA256       string `json:"sha256"`
 	Truncated    bool   `json:"truncated,omitempty"`
-	// Missing is set when a declared output did not exist.
+	// Missing is set when a declared output did not exist, or was refused.
 	Missing bool `json:"missing,omitempty"`
+	// Refused says why the collector would not read an output that is there: it is a
+	// symbolic link (code under test could point it at any file it can read) or not a regular
+	// file. Missing is set too: a refused artifact is absent, and the verifier grades no patch.
+	Refused string `json:"refused,omitempty"`
 	// TooLarge is set when an output that cannot be cut (an artifact, reward.json, eval.json)
 	// exceeded Limits.MaxRecordBytes or what was left of MaxStreamBytes: nothing of it is sent.
 	TooLarge bool `json:"tooLarge,omitempty"`

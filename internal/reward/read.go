@@ -10,29 +10,41 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 )
 
 // ErrNoResult is returned by Read when the directory holds neither file.
 var ErrNoResult = errors.New("the verifier wrote neither " + FileJSON + " nor " + FileText)
 
-// Read reads dir/reward.json or, when it does not exist, dir/reward.txt. Content that is not
-// a result is an error that says what is wrong; a directory with neither file is ErrNoResult.
-func Read(dir string) (Result, error) {
-	b, err := os.ReadFile(filepath.Join(dir, FileJSON))
+// MaxFileBytes bounds a result file: MaxKeys keys of MaxKeyLen bytes and their numbers take a
+// few KiB, so a larger file is not a result and is not read whole.
+const MaxFileBytes = 64 << 10
+
+// Read reads dir/reward.json or, when it does not exist, dir/reward.txt, and says which file
+// it read. Content that is not a result is an error that says what is wrong; so is a result
+// file that is a symbolic link or not a regular file (code under test could point one at any
+// file it can read), or above MaxFileBytes. A directory with neither file is ErrNoResult.
+func Read(dir string) (Result, string, error) {
+	file := filepath.Join(dir, FileJSON)
+	b, err := regularfile.ReadFile(file, MaxFileBytes)
 	if err == nil {
-		return ParseJSON(b)
+		r, err := ParseJSON(b)
+		return r, file, err
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, file, err
 	}
-	b, err = os.ReadFile(filepath.Join(dir, FileText))
+	file = filepath.Join(dir, FileText)
+	b, err = regularfile.ReadFile(file, MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, ErrNoResult
+		return nil, "", ErrNoResult
 	}
 	if err != nil {
-		return nil, err
+		return nil, file, err
 	}
-	return ParseText(b)
+	r, err := ParseText(b)
+	return r, file, err
 }
 
 // ParseJSON reads reward.json: one flat JSON object of finite numbers within the bounds.

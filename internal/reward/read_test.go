@@ -74,27 +74,55 @@ func TestParseText(t *testing.T) {
 }
 
 func TestRead(t *testing.T) {
+	// A file value starting with "->" makes the file a symbolic link to the rest, under the
+	// test's directory; "outside" is a file beside the verifier directory.
 	for _, tc := range []struct {
-		name    string
-		files   map[string]string
-		want    Result
-		wantErr string
+		name     string
+		files    map[string]string
+		want     Result
+		wantFile string
+		wantErr  string
 	}{
 		{name: "reward.json first", files: map[string]string{FileJSON: `{"reward": 1, "n_resolved": 3}`, FileText: "0"},
-			want: Result{KeyReward: 1, KeyResolved: 3}},
-		{name: "else reward.txt", files: map[string]string{FileText: "0.5\n"}, want: Result{KeyReward: 0.5}},
+			want: Result{KeyReward: 1, KeyResolved: 3}, wantFile: FileJSON},
+		{name: "else reward.txt", files: map[string]string{FileText: "0.5\n"}, want: Result{KeyReward: 0.5}, wantFile: FileText},
 		{name: "a bad reward.json is not replaced by reward.txt", files: map[string]string{FileJSON: `{"reward": "1"}`, FileText: "1"},
 			wantErr: `reward.json key "reward": "1" is not a number`},
 		{name: "neither", files: map[string]string{"eval.json": "{}"}, wantErr: ErrNoResult.Error()},
+		{name: "a symlinked reward.json is refused, not followed", files: map[string]string{FileJSON: "->outside"},
+			wantErr: "reward.json is a symbolic link: refused: not a regular file"},
+		{name: "a symlinked reward.json is not replaced by reward.txt", files: map[string]string{FileJSON: "->outside", FileText: "0"},
+			wantErr: "reward.json is a symbolic link"},
+		{name: "a symlinked reward.txt is refused", files: map[string]string{FileText: "->outside"},
+			wantErr: "reward.txt is a symbolic link"},
+		{name: "a dangling symlink is refused, not missing", files: map[string]string{FileJSON: "->nowhere"},
+			wantErr: "reward.json is a symbolic link"},
+		{name: "a directory is refused", files: map[string]string{FileJSON + "/x": "1"}, wantErr: "reward.json is a directory"},
+		{name: "a file above the bound is refused", files: map[string]string{FileJSON: `{"reward": 1` + strings.Repeat(" ", MaxFileBytes) + `}`},
+			wantErr: "more than 65536: file too large"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			root := t.TempDir()
+			if err := os.WriteFile(filepath.Join(root, "outside"), []byte(`{"reward": 1}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(root, "verifier")
 			for name, data := range tc.files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				path := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if target, ok := strings.CutPrefix(data, "->"); ok {
+					if err := os.Symlink(filepath.Join(root, target), path); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got, err := Read(dir)
+			got, file, err := Read(dir)
 			if tc.wantErr != "" {
 				sweeptest.ErrorContains(t, err, tc.wantErr)
 				return
@@ -105,9 +133,12 @@ func TestRead(t *testing.T) {
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("Read (-want +got):\n%s", d)
 			}
+			if want := filepath.Join(dir, tc.wantFile); file != want {
+				t.Errorf("Read file = %q, want %q", file, want)
+			}
 		})
 	}
-	if _, err := Read(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrNoResult) {
+	if _, _, err := Read(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrNoResult) {
 		t.Errorf("Read of a missing directory: error = %v, want ErrNoResult", err)
 	}
 }

@@ -18,6 +18,9 @@
 //   - scored: measured with all four keys. It counts n_subtasks bugs of which n_resolved are
 //     resolved, and it is regressed when visible_ok is below 1.
 //
+// A result is also checked against what its keys can mean and the trial's own bug count
+// (CheckBounds): one out of bounds is never scored, whichever of the three it would be.
+//
 // SWE-sweep's own scoring reads a bare grader failure as skipped too, because it lacks the
 // keys; we decide "measured" first, so that every grader failure stays visible as an
 // evaluation failure and a campaign reads the same in the cluster and from `sweep export`.

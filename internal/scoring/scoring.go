@@ -16,6 +16,9 @@ type Trial struct {
 	// failure): it is an evaluation failure, never a 0.
 	Measured bool
 	Rewards  reward.Result
+	// DeclaredBugs is the trial's declared bug count (spec.bugsTotal), 0 when unknown; a
+	// result whose n_subtasks differs is out of bounds (reward.Result.CheckBounds).
+	DeclaredBugs int
 }
 
 // Task is one task's line of the report.
@@ -52,9 +55,10 @@ type Report struct {
 	Tasks   []Task
 }
 
-// Score computes the report. A trial without a result, or whose result says grader_failed, is
-// an evaluation failure; a result that lacks one of SWE-sweep's scoring keys (a reward-only
-// task) is skipped.
+// Score computes the report. A trial without a result, or whose result says grader_failed or
+// is out of bounds, is an evaluation failure; a result that lacks one of SWE-sweep's scoring
+// keys (a reward-only task) is skipped. The trial controller never lets an out-of-bounds result
+// succeed; Score refuses one all the same, whatever its source (a job directory, an old trial).
 func Score(trials []Trial) Report {
 	type acc struct {
 		trials                     int
@@ -65,7 +69,7 @@ func Score(trials []Trial) Report {
 	byTask := map[string]*acc{}
 	var rep Report
 	for _, t := range trials {
-		if !t.Measured {
+		if !t.Measured || t.Rewards.CheckBounds(t.DeclaredBugs) != nil {
 			rep.EvaluationFailures++
 			continue
 		}

@@ -20,6 +20,12 @@ func sweep(task string, subtasks, resolved, visibleOK float64) Trial {
 	}}
 }
 
+// declaring gives t the trial's declared bug count.
+func declaring(t Trial, declared int) Trial {
+	t.DeclaredBugs = declared
+	return t
+}
+
 func rewardOnly(task string, r float64) Trial {
 	return Trial{Task: task, Measured: true, Rewards: reward.Result{reward.KeyReward: r}}
 }
@@ -85,6 +91,23 @@ func TestScore(t *testing.T) {
 			trials: []Trial{graderFailed, graderFailed, sweep("b", 2, 2, 1)},
 			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 2, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 2,
 				Tasks: []Task{{Task: "b", Trials: 1, Subtasks: 2, Resolved: 2, ResolvedCounted: 2, Reward: 1}}},
+		},
+		// A 40-bug campaign, one of whose trials claims 1000 resolved bugs, used to score 25.
+		"a result out of bounds is an evaluation failure, never counted": {
+			trials: []Trial{sweep("a", 40, 0, 1), declaring(sweep("b", 2, 1000, 1), 0)},
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 40, EvaluationFailures: 1,
+				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 40}}},
+		},
+		"reward above 1, n_subtasks other than declared, a fractional count, a flag of 2": {
+			trials: []Trial{
+				rewardOnly("r", 25),
+				declaring(sweep("a", 1000, 1000, 1), 40),
+				declaring(sweep("a", 4, 1.5, 1), 4),
+				declaring(sweep("a", 4, 4, 2), 4),
+				declaring(sweep("a", 4, 2, 1), 4),
+			},
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 2, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5, EvaluationFailures: 4,
+				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 2, ResolvedCounted: 2, Reward: 0.5}}},
 		},
 	}
 	for name, tc := range cases {

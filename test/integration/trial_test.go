@@ -208,6 +208,41 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(k.trial(str).Status.GraderFailed).To(BeFalse())
 	})
 
+	It("fails a trial whose result is out of bounds, keeps its results, and never scores it", func() {
+		makeTask(ns, "calc", 2).create()
+		makeTask(ns, "strings", 2).create()
+		// Verifier retries are asked for: a result out of bounds is not retried all the same.
+		run := makeRun(ns, "bounds").retries(2)
+		run.Spec.RetryPolicy.RetryVerifierFailures = true
+		run.create()
+		calc, str := campaign.TrialName("bounds", "calc", 1), campaign.TrialName("bounds", "strings", 1)
+		forged := sweepRewards(2, 1000, 1)
+		forged["reward"] = 1
+		k.runStage(calc, agentStage, 1, agentSummary(samplePatch, ""))
+		k.runStage(calc, verifierStage, 1, verifierSummary(forged))
+		k.runStage(str, agentStage, 1, agentSummary(samplePatch, ""))
+		k.runStage(str, verifierStage, 1, verifierSummary(sweepRewards(2, 1, 1)))
+		Eventually(getRun(ns, "bounds"), timeout, poll).Should(Satisfy(completed))
+
+		t := k.trial(calc)
+		Expect(t.Status.Phase).To(Equal(evalv1.TrialFailed))
+		Expect(t.Status.Reason).To(Equal(reasons.RewardOutOfBounds))
+		Expect(t.Status.Message).To(ContainSubstring("n_resolved is 1000, above n_subtasks (2)"))
+		Expect(t.Status.Score).To(BeEmpty(), "never scored")
+		Expect(t.Status.BugsResolved).To(BeZero())
+		Expect(t.Status.VerifierRetries).To(BeZero(), "not retried")
+		Expect(t.Status.GraderFailed).To(BeFalse())
+		secret := &corev1.Secret{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretName(calc)}, secret)).To(Succeed())
+		Expect(string(secret.Data[podcontract.RecordReward])).To(ContainSubstring(`"n_resolved":1000`), "the results are kept")
+
+		got := getRun(ns, "bounds")()
+		Expect(got.Status.Score).To(Equal("0.5000"), "only strings is graded: 1 of 2 bugs")
+		Expect(got.Status.BugsTotal).To(Equal(int32(2)))
+		Expect(got.Status.EvaluationFailures).To(Equal(int32(1)))
+		Expect(got.Status.GradedTrials).To(Equal(int32(1)))
+	})
+
 	It("reads a reward-only result one way in the trial and in the campaign: skipped, not bugs", func() {
 		makeTask(ns, "hello", 5).create()
 		makeTask(ns, "strings", 2).create()

@@ -63,6 +63,13 @@ const (
 	// PatchTooLarge: the agent's patch or artifacts exceed what an object can hold. The trial
 	// is Error; shrink the change or configure an artifact bucket.
 	PatchTooLarge string = "PatchTooLarge"
+	// RewardOutOfBounds: the verifier's result claims what the trial cannot have (a reward
+	// outside [0, 1], more bugs resolved than graded, an n_subtasks other than the trial's
+	// spec.bugsTotal, a count that is not a non-negative integer, a flag other than 0 or 1).
+	// The trial is Failed and never scored; its results are kept in the results Secret. The
+	// message names the key and the bound: fix the grader or tests/test.sh, or suspect the
+	// agent's code of writing the result.
+	RewardOutOfBounds string = "RewardOutOfBounds"
 )
 
 // Condition reasons of a TaskTrial that report success.

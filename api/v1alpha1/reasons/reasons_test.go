@@ -14,8 +14,8 @@ var all = map[string]string{
 	CollectorInterrupted: "CollectorInterrupted",
 	ImagePullFailed:      "ImagePullFailed", PodEvicted: "PodEvicted", NodeLost: "NodeLost", Preempted: "Preempted",
 	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", InvalidTask: "InvalidTask",
-	PatchTooLarge: "PatchTooLarge",
-	Completed:     "Completed", Graded: "Graded",
+	PatchTooLarge: "PatchTooLarge", RewardOutOfBounds: "RewardOutOfBounds",
+	Completed: "Completed", Graded: "Graded",
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
 }
@@ -26,8 +26,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 24 {
-		t.Errorf("%d reasons pinned, want 24: pin a new reason here", len(all))
+	if len(all) != 25 {
+		t.Errorf("%d reasons pinned, want 25: pin a new reason here", len(all))
 	}
 }
 

@@ -58,9 +58,12 @@ func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 	var trials []scoring.Trial
 	for _, arg := range o.Sources {
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			read, err := harborjob.ReadTrials([]string{arg})
+			read, warnings, err := harborjob.ReadTrials([]string{arg})
 			if err != nil {
 				return nil, err
+			}
+			for _, w := range warnings {
+				fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 			}
 			trials = append(trials, read...)
 			continue
