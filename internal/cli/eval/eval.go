@@ -211,12 +211,7 @@ func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name s
 	}
 	rep := scoring.Score(scored)
 	out.Report = report.NewDocument(rep, false)
-	if o.Format != clioptions.OutputTable {
-		err = clioptions.WriteStructured(o.Out, o.Format, out)
-	} else {
-		err = writeEvalTable(o.Out, out, rep)
-	}
-	if err != nil {
+	if err := clioptions.Write(o.Out, o.Format, out, func(w io.Writer) error { return writeEvalTable(w, out, rep) }); err != nil {
 		return err
 	}
 	if rep.GradedTasks == 0 {
