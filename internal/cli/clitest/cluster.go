@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -53,8 +54,14 @@ type Server struct {
 	Kubeconfig string
 }
 
-// Main runs a package's tests and then stops the API server if one started.
+// PollInterval is how often verbs that follow a campaign read it again in tests: the test
+// plays the controllers, and waiting the CLI's 2 s for each step would only slow it down.
+const PollInterval = 20 * time.Millisecond
+
+// Main runs a package's tests, with followed campaigns read every PollInterval, and then stops
+// the API server if one started.
 func Main(m *testing.M) {
+	campaigns.PollInterval = PollInterval
 	code := m.Run()
 	if api.env != nil {
 		if err := api.env.Stop(); err != nil {

@@ -6,21 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/run"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
-func TestMain(m *testing.M) {
-	campaigns.PollInterval = 20 * time.Millisecond
-	clitest.Main(m)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 const manifest = `apiVersion: eval.sweep.dev/v1alpha1
 kind: SweepRun

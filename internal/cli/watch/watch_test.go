@@ -9,16 +9,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
-func TestMain(m *testing.M) {
-	campaigns.PollInterval = 20 * time.Millisecond
-	clitest.Main(m)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func TestWatchFinished(t *testing.T) {
 	srv := clitest.APIServer(t)
@@ -47,7 +43,7 @@ func TestWatchInterruptLeavesTheCampaign(t *testing.T) {
 	stdout, stderr, done := clitest.Start(ctx, &watch.Options{Cluster: srv.Cluster(ns)}, "long")
 	// Ctrl-C once the watch has shown the campaign and polled it a few more times.
 	clitest.WaitFor(t, "the first progress line", func() bool { return stdout.String() != "" })
-	time.Sleep(5 * campaigns.PollInterval)
+	time.Sleep(5 * clitest.PollInterval)
 	cancel()
 	err := <-done
 	out, errOut := stdout.String(), stderr.String()
