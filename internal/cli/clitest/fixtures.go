@@ -30,53 +30,95 @@ func TasksDir() string {
 	return filepath.Join(RepoRoot(), "internal", "cli", "tasks", "testdata", "tasks")
 }
 
-// CreateRun creates a SweepRun of the nop agent over tasks.
-func CreateRun(t testing.TB, cl client.Client, ns, name string, tasks ...string) *evalv1.SweepRun {
-	t.Helper()
-	run := &evalv1.SweepRun{
+// RunWrapper builds a SweepRun fluently: MakeRun(ns, "run1").Tasks("a", "b").Create(t, cl).
+type RunWrapper struct{ evalv1.SweepRun }
+
+// MakeRun is a SweepRun of the nop agent, one attempt at a time.
+func MakeRun(ns, name string) *RunWrapper {
+	return &RunWrapper{evalv1.SweepRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: evalv1.SweepRunSpec{
-			Tasks: evalv1.TaskSelection{Names: tasks},
 			Agent: evalv1.AgentSpec{Nop: &evalv1.NopAgent{}},
 			// The Go types send zeros, which the CRD's defaults do not replace.
 			Attempts: 1, Parallelism: 1,
 		},
-	}
-	if err := cl.Create(context.Background(), run); err != nil {
+	}}
+}
+
+// Tasks selects the tasks by name.
+func (w *RunWrapper) Tasks(names ...string) *RunWrapper {
+	w.Spec.Tasks = evalv1.TaskSelection{Names: names}
+	return w
+}
+
+func (w *RunWrapper) Obj() *evalv1.SweepRun { return &w.SweepRun }
+
+func (w *RunWrapper) Create(t testing.TB, cl client.Client) *evalv1.SweepRun {
+	t.Helper()
+	if err := cl.Create(context.Background(), &w.SweepRun); err != nil {
 		t.Fatal(err)
 	}
-	return run
+	return &w.SweepRun
 }
 
-// Outcome is the status a test gives a trial, playing the trial controller.
-type Outcome struct {
-	Task    string
-	Attempt int32
-	Phase   evalv1.TrialPhase
-	Reason  string
-	Message string
-	Rewards map[string]string
+// TrialWrapper builds a campaign's trial and the status a test gives it, playing the trial
+// controller: MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(r).Create(t, cl).
+type TrialWrapper struct{ evalv1.TaskTrial }
+
+// MakeTrial is attempt of task in run, as the campaign controller creates it.
+func MakeTrial(run *evalv1.SweepRun, task string, attempt int32) *TrialWrapper {
+	return &TrialWrapper{evalv1.TaskTrial{
+		ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: campaign.TrialName(run.Name, task, attempt),
+			Labels: map[string]string{evalv1.LabelSweepRun: run.Name, evalv1.LabelTask: task}},
+		Spec: evalv1.TaskTrialSpec{SweepRun: run.Name, Task: task, Attempt: attempt,
+			Images: evalv1.TrialImages{Agent: "reg/" + task + "-env:1", Verifier: "reg/" + task + "-verifier:1"},
+			Agent:  run.Spec.Agent},
+	}}
 }
 
-// CreateTrial creates a campaign's trial and writes its status.
-func CreateTrial(t testing.TB, cl client.Client, run *evalv1.SweepRun, o Outcome) *evalv1.TaskTrial {
+func (w *TrialWrapper) Phase(p evalv1.TrialPhase) *TrialWrapper {
+	w.Status.Phase = p
+	return w
+}
+
+// Reason is why the trial ended as it did.
+func (w *TrialWrapper) Reason(reason, message string) *TrialWrapper {
+	w.Status.Reason, w.Status.Message = reason, message
+	return w
+}
+
+func (w *TrialWrapper) Rewards(r map[string]string) *TrialWrapper {
+	w.Status.Rewards = r
+	return w
+}
+
+func (w *TrialWrapper) Obj() *evalv1.TaskTrial { return &w.TaskTrial }
+
+// Create creates the trial, then writes its status.
+func (w *TrialWrapper) Create(t testing.TB, cl client.Client) *evalv1.TaskTrial {
 	t.Helper()
 	ctx := context.Background()
-	tr := &evalv1.TaskTrial{
-		ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: campaign.TrialName(run.Name, o.Task, o.Attempt),
-			Labels: map[string]string{evalv1.LabelSweepRun: run.Name, evalv1.LabelTask: o.Task}},
-		Spec: evalv1.TaskTrialSpec{SweepRun: run.Name, Task: o.Task, Attempt: o.Attempt,
-			Images: evalv1.TrialImages{Agent: "reg/" + o.Task + "-env:1", Verifier: "reg/" + o.Task + "-verifier:1"},
-			Agent:  run.Spec.Agent},
-	}
-	if err := cl.Create(ctx, tr); err != nil {
+	status := w.Status
+	if err := cl.Create(ctx, &w.TaskTrial); err != nil {
 		t.Fatal(err)
 	}
-	tr.Status.Phase, tr.Status.Reason, tr.Status.Message, tr.Status.Rewards = o.Phase, o.Reason, o.Message, o.Rewards
-	if err := cl.Status().Update(ctx, tr); err != nil {
+	w.Status = status
+	if err := cl.Status().Update(ctx, &w.TaskTrial); err != nil {
 		t.Fatal(err)
 	}
-	return tr
+	return &w.TaskTrial
+}
+
+// FinishWithEval stores the verifier's eval.json and reward.json, then creates the trial, in
+// the trial controller's order.
+func (w *TrialWrapper) FinishWithEval(t testing.TB, cl client.Client, evalJSON string) *evalv1.TaskTrial {
+	t.Helper()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: podbuild.ResultsSecretName(w.Name)},
+		Data: map[string][]byte{"eval.json": []byte(evalJSON), "reward.json": RewardJSON(t, w.Status.Rewards)}}
+	if err := cl.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	return w.Create(t, cl)
 }
 
 // SweepRewards are the rewards a SWE-sweep verifier reports, as the trial status holds them.
@@ -94,19 +136,22 @@ func SweepRewards(bugs, resolved int, visibleOK bool) map[string]string {
 // infrastructure error and a trial still running (astropy).
 func CreateFinishedRun(t testing.TB, cl client.Client, ns, name string) []*evalv1.TaskTrial {
 	t.Helper()
-	run := CreateRun(t, cl, ns, name, "arrow", "agda", "astropy")
+	run := MakeRun(ns, name).Tasks("arrow", "agda", "astropy").Create(t, cl)
+	succeeded := func(task string, attempt int32, rewards map[string]string) *TrialWrapper {
+		return MakeTrial(run, task, attempt).Phase(evalv1.TrialSucceeded).Rewards(rewards)
+	}
 	var trials []*evalv1.TaskTrial
-	for _, o := range []Outcome{
-		{Task: "arrow", Attempt: 1, Phase: evalv1.TrialSucceeded, Rewards: SweepRewards(10, 4, true)},
-		{Task: "arrow", Attempt: 2, Phase: evalv1.TrialSucceeded, Rewards: SweepRewards(10, 6, true)},
-		{Task: "arrow", Attempt: 3, Phase: evalv1.TrialSucceeded, Rewards: SweepRewards(10, 8, false)},
-		{Task: "agda", Attempt: 1, Phase: evalv1.TrialSucceeded, Rewards: SweepRewards(45, 9, true)},
-		{Task: "agda", Attempt: 2, Phase: evalv1.TrialFailed, Reason: "GraderFailed", Message: "the grader reported grader_failed",
-			Rewards: map[string]string{"reward": "0", "grader_failed": "1"}},
-		{Task: "astropy", Attempt: 1, Phase: evalv1.TrialError, Reason: "ImagePullFailed", Message: "image reg/astropy-env:1 not found"},
-		{Task: "astropy", Attempt: 2, Phase: evalv1.TrialAgentRunning},
+	for _, w := range []*TrialWrapper{
+		succeeded("arrow", 1, SweepRewards(10, 4, true)),
+		succeeded("arrow", 2, SweepRewards(10, 6, true)),
+		succeeded("arrow", 3, SweepRewards(10, 8, false)),
+		succeeded("agda", 1, SweepRewards(45, 9, true)),
+		MakeTrial(run, "agda", 2).Phase(evalv1.TrialFailed).Reason("GraderFailed", "the grader reported grader_failed").
+			Rewards(map[string]string{"reward": "0", "grader_failed": "1"}),
+		MakeTrial(run, "astropy", 1).Phase(evalv1.TrialError).Reason("ImagePullFailed", "image reg/astropy-env:1 not found"),
+		MakeTrial(run, "astropy", 2).Phase(evalv1.TrialAgentRunning),
 	} {
-		trials = append(trials, CreateTrial(t, cl, run, o))
+		trials = append(trials, w.Create(t, cl))
 	}
 	return trials
 }
@@ -127,20 +172,6 @@ func RewardJSON(t testing.TB, rewards map[string]string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// FinishWithEval plays the trial controller: it stores eval.json, then finishes the trial, in
-// the controller's order.
-func FinishWithEval(t testing.TB, cl client.Client, run *evalv1.SweepRun, o Outcome, evalJSON string) {
-	t.Helper()
-	if evalJSON != "" {
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: podbuild.ResultsSecretName(campaign.TrialName(run.Name, o.Task, o.Attempt))},
-			Data: map[string][]byte{"eval.json": []byte(evalJSON), "reward.json": RewardJSON(t, o.Rewards)}}
-		if err := cl.Create(context.Background(), secret); err != nil {
-			t.Fatal(err)
-		}
-	}
-	CreateTrial(t, cl, run, o)
 }
 
 // OnlyRun waits for the one SweepRun in ns and returns it.

@@ -66,7 +66,7 @@ func TestEvalWaitsAndPrints(t *testing.T) {
 			o.Format = tc.format
 			stdout, _, done := clitest.Start(context.Background(), o, "demo", "testdata/fix.patch")
 			run := clitest.OnlyRun(t, cl, ns)
-			clitest.FinishWithEval(t, cl, run, clitest.Outcome{Task: "demo", Attempt: 1, Phase: evalv1.TrialSucceeded, Rewards: clitest.SweepRewards(2, 1, true)},
+			clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 1, true)).FinishWithEval(t, cl,
 				`{"schema": "sweep-eval/1", "bugs": [{"id": "b1", "resolved": true, "partial": false}, {"id": "b2", "resolved": false, "partial": true}], "regressions": []}`)
 			if err := clitest.Wait(t, "eval after its trial finished", done); err != nil {
 				t.Fatal(err)
@@ -82,7 +82,7 @@ func TestEvalNothingMeasured(t *testing.T) {
 	clitest.InstallCatalogue(t, cl, ns)
 	_, _, done := clitest.Start(context.Background(), evalOptions(srv.Cluster(ns)), "hello", "testdata/fix.patch")
 	run := clitest.OnlyRun(t, cl, ns)
-	clitest.FinishWithEval(t, cl, run, clitest.Outcome{Task: "hello", Attempt: 1, Phase: evalv1.TrialError, Reason: "ImagePullFailed", Message: "reg.example/t/hello-verifier: not found"}, "")
+	clitest.MakeTrial(run, "hello", 1).Phase(evalv1.TrialError).Reason("ImagePullFailed", "reg.example/t/hello-verifier: not found").Create(t, cl)
 	err := clitest.Wait(t, "eval after its trial finished", done)
 	sweeptest.ErrorContains(t, err, "sweeprun "+run.Name+" measured nothing: trial "+run.Name+"-hello-1 ended Error (ImagePullFailed: reg.example/t/hello-verifier: not found)",
 		"kubectl describe tasktrial "+run.Name+"-hello-1 -n "+ns)

@@ -98,9 +98,9 @@ func TestRunWatchFollowsUntilDone(t *testing.T) {
 	})
 	// Play the controllers: one trial graded, and once the watch showed it, one that failed
 	// on its image.
-	clitest.CreateTrial(t, cl, sweepRun, clitest.Outcome{Task: "demo", Attempt: 1, Phase: evalv1.TrialSucceeded, Rewards: clitest.SweepRewards(2, 1, true)})
+	clitest.MakeTrial(sweepRun, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 1, true)).Create(t, cl)
 	clitest.WaitFor(t, "the watch to show the first trial", func() bool { return strings.Contains(stdout.String(), "1/2 done") })
-	clitest.CreateTrial(t, cl, sweepRun, clitest.Outcome{Task: "demo", Attempt: 2, Phase: evalv1.TrialError, Reason: "ImagePullFailed", Message: "reg/demo-env:1: not found"})
+	clitest.MakeTrial(sweepRun, "demo", 2).Phase(evalv1.TrialError).Reason("ImagePullFailed", "reg/demo-env:1: not found").Create(t, cl)
 	if err := clitest.Wait(t, "run --watch after every trial finished", done); err != nil {
 		t.Fatal(err)
 	}

@@ -213,8 +213,8 @@ func TestSwebenchReportErrors(t *testing.T) {
 	_, err := report("nope", 1)
 	sweeptest.ErrorContains(t, err, `sweeprun "nope" not found in namespace "`+ns+`"`)
 
-	run := clitest.CreateRun(t, cl, ns, "sweep-tasks", "calc")
-	clitest.CreateTrial(t, cl, run, clitest.Outcome{Task: "calc", Attempt: 1, Phase: evalv1.TrialSucceeded})
+	run := clitest.MakeRun(ns, "sweep-tasks").Tasks("calc").Create(t, cl)
+	clitest.MakeTrial(run, "calc", 1).Phase(evalv1.TrialSucceeded).Create(t, cl)
 	_, err = report("sweep-tasks", 1)
 	sweeptest.ErrorContains(t, err, "trial sweep-tasks-calc-1 (task calc) is not graded by the SWE-bench grader", "sweep info sweep-tasks")
 
@@ -228,12 +228,12 @@ func TestSwebenchReportErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bare := clitest.CreateRun(t, cl, ns, "bare", "x")
+	bare := clitest.MakeRun(ns, "bare").Tasks("x").Create(t, cl)
 	trialOf(bare, "x", "name = \"x\"\n")
 	_, err = report("bare", 1)
 	sweeptest.ErrorContains(t, err, "trial bare-x-1: task x's task.toml has no [metadata] swebench_instance_id", "sweep swebench import")
 
-	own := clitest.CreateRun(t, cl, ns, "own", "y")
+	own := clitest.MakeRun(ns, "own").Tasks("y").Create(t, cl)
 	trialOf(own, "y", "name = \"y\"\n[metadata]\nswebench_instance_id = \"y__y-1\"\n")
 	stdout, err := report("own", 1)
 	if err != nil || !strings.Contains(stdout, `"error_ids": [

@@ -43,9 +43,9 @@ func TestTasksCheck(t *testing.T) {
 			t.Errorf("%s run spec = %+v", kind, run.Spec)
 		}
 		// The oracle resolves both bugs of demo; nop resolves b2 too, which the check flags.
-		clitest.FinishWithEval(t, cl, run, clitest.Outcome{Task: "demo", Attempt: 1, Phase: evalv1.TrialSucceeded, Rewards: clitest.SweepRewards(2, 2, true)}, bugs(kind))
+		clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 2, true)).FinishWithEval(t, cl, bugs(kind))
 		reward := map[string]string{"oracle": "1.0000", "nop": "0.0000"}[kind]
-		clitest.CreateTrial(t, cl, run, clitest.Outcome{Task: "hello", Attempt: 1, Phase: evalv1.TrialSucceeded, Rewards: map[string]string{"reward": reward}})
+		clitest.MakeTrial(run, "hello", 1).Phase(evalv1.TrialSucceeded).Rewards(map[string]string{"reward": reward}).Create(t, cl)
 	}
 	err := clitest.Wait(t, "tasks check after both runs finished", done)
 	clitest.Golden(t, "tasks-check.txt", stdout.String())

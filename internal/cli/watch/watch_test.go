@@ -38,7 +38,7 @@ func TestWatchFinished(t *testing.T) {
 func TestWatchInterruptLeavesTheCampaign(t *testing.T) {
 	srv := clitest.APIServer(t)
 	cl, ns := srv.Client, srv.Namespace(t)
-	clitest.CreateRun(t, cl, ns, "long", "a", "b")
+	clitest.MakeRun(ns, "long").Tasks("a", "b").Create(t, cl)
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr, done := clitest.Start(ctx, &watch.Options{Cluster: srv.Cluster(ns)}, "long")
 	// Ctrl-C once the watch has shown the campaign and polled it a few more times.
@@ -66,7 +66,7 @@ func TestWatchInterruptLeavesTheCampaign(t *testing.T) {
 func TestWatchFailedCampaign(t *testing.T) {
 	srv := clitest.APIServer(t)
 	cl, ns := srv.Client, srv.Namespace(t)
-	run := clitest.CreateRun(t, cl, ns, "broken", "nosuchtask")
+	run := clitest.MakeRun(ns, "broken").Tasks("nosuchtask").Create(t, cl)
 	run.Status.Phase = evalv1.SweepRunFailedPh
 	run.Status.Conditions = []metav1.Condition{{Type: evalv1.SweepRunFailed, Status: "True", Reason: "TasksNotFound", Message: "no task ConfigMap for nosuchtask", LastTransitionTime: metav1.Now()}}
 	if err := cl.Status().Update(context.Background(), run); err != nil {
