@@ -90,3 +90,30 @@ func TestNamespaceFlag(t *testing.T) {
 		t.Errorf("kustomization.yaml lacks the namespace of -n:\n%s", kustomization)
 	}
 }
+
+// The defaults the verbs' package tests give their Options are the flags' defaults.
+func TestFlagDefaults(t *testing.T) {
+	root := newRootCmd()
+	for _, tc := range []struct{ verb, flag, want string }{
+		{"info", "output", "table"},
+		{"eval", "attempts", "1"},
+		{"eval", "output", "table"},
+		{"infra doctor", "output", "table"},
+		{"tasks check", "parallelism", "10"},
+		{"tasks check", "output", "table"},
+		{"tasks images", "output", "table"},
+		{"swebench import", "grading", "5"},
+		{"swebench import", "timeout", "1800"},
+		{"swebench import", "name", "swebench"},
+		{"swebench report", "attempt", "1"},
+	} {
+		cmd, _, err := root.Find(strings.Fields(tc.verb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := cmd.Flags().Lookup(tc.flag)
+		if f == nil || f.DefValue != tc.want {
+			t.Errorf("sweep %s --%s: default %v, want %s", tc.verb, tc.flag, f, tc.want)
+		}
+	}
+}

@@ -49,7 +49,10 @@ func TestEvalNoWait(t *testing.T) {
 	if err := cl.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: s.Agent.Patch.SecretName}, secret); err != nil {
 		t.Fatal(err)
 	}
-	patch, _ := os.ReadFile("testdata/fix.patch")
+	patch, err := os.ReadFile("testdata/fix.patch")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if string(secret.Data["demo"]) != string(patch) || len(secret.OwnerReferences) != 1 || secret.OwnerReferences[0].Name != run.Name {
 		t.Errorf("patch secret: data %q, owners %+v; want the patch under key demo, owned by %s", secret.Data["demo"], secret.OwnerReferences, run.Name)
 	}

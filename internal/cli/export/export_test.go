@@ -55,8 +55,9 @@ func TestExport(t *testing.T) {
 	var files []string
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
+			rel, relErr := filepath.Rel(dir, p)
 			files = append(files, rel)
+			return relErr
 		}
 		return err
 	})

@@ -70,7 +70,10 @@ func TestImportTooLarge(t *testing.T) {
 	write := func(name string, records ...any) string {
 		var b strings.Builder
 		for _, r := range records {
-			data, _ := json.Marshal(r)
+			data, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
 			b.Write(append(data, '\n'))
 		}
 		path := filepath.Join(dir, name)
