@@ -8,7 +8,7 @@ import (
 )
 
 func TestHelp(t *testing.T) {
-	out, _, err := runSweepSplit(t, "--help")
+	out, _, err := execute(t, "--help")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestHelp(t *testing.T) {
 	}
 	walk(newRootCmd())
 	for _, verb := range [][]string{{"info"}, {"export"}, {"eval"}, {"run"}, {"watch"}, {"infra", "doctor"}, {"tasks", "bundle"}, {"tasks", "images"}, {"tasks", "check"}, {"tasks", "validate"}} {
-		out, _, err := runSweepSplit(t, append(verb, "--help")...)
+		out, _, err := execute(t, append(verb, "--help")...)
 		if err != nil || !strings.Contains(out, "Usage:\n  sweep "+strings.Join(verb, " ")) {
 			t.Errorf("sweep %s --help: %v\n%s", strings.Join(verb, " "), err, out)
 		}

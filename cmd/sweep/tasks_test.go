@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,20 +10,9 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/taskdef/taskdeftest"
 )
 
-func runSweep(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return out.String(), err
-}
-
 func TestTasksValidateCorpus(t *testing.T) {
 	corpus := taskdeftest.Load(t)
-	out, err := runSweep(t, "tasks", "validate", corpus.Dir)
+	out, _, err := execute(t, "tasks", "validate", corpus.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +33,12 @@ func TestTasksValidateBadTask(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "task.toml"), []byte("[verifier]\nnetwork_mode = \"internet\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runSweep(t, "tasks", "validate", dir)
+	_, _, err := execute(t, "tasks", "validate", dir)
 	want := filepath.Join(dir, "task.toml") + `: key "verifier.network_mode": want one of no-network, public, allowlist, got "internet"`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}
-	if _, err := runSweep(t, "tasks", "validate"); err == nil {
+	if _, _, err := execute(t, "tasks", "validate"); err == nil {
 		t.Error("validate with no directory: no error")
 	}
 }

@@ -27,6 +27,14 @@ func CheckOutput(format string) error {
 	return fmt.Errorf("flag -o/--output: want table, json or yaml, got %q", format)
 }
 
+// Write prints a verb's result as -o asks: v as JSON or YAML, else the verb's own table.
+func Write(w io.Writer, format string, v any, table func(io.Writer) error) error {
+	if format != OutputTable {
+		return WriteStructured(w, format, v)
+	}
+	return table(w)
+}
+
 // WriteStructured prints v as JSON or YAML; table output is the caller's. HTML escaping is
 // off: commands with && must read as written.
 func WriteStructured(w io.Writer, format string, v any) error {

@@ -2,6 +2,7 @@ package clioptions
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,4 +43,25 @@ func TestReadFileOrStdin(t *testing.T) {
 	}
 	_, err = ReadFileOrStdin(nil, "testdata/nope")
 	sweeptest.ErrorContains(t, err, "testdata/nope")
+}
+
+// -o table prints the verb's table; the other formats print the value.
+func TestWrite(t *testing.T) {
+	table := func(w io.Writer) error {
+		_, err := io.WriteString(w, "NAME\nrun1\n")
+		return err
+	}
+	for format, want := range map[string]string{
+		OutputTable: "NAME\nrun1\n",
+		OutputJSON:  "{\n  \"name\": \"run1\"\n}\n",
+		OutputYAML:  "name: run1\n",
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, format, map[string]string{"name": "run1"}, table); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, buf.String()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", format, diff)
+		}
+	}
 }

@@ -143,6 +143,8 @@ func startPatchEval(ctx context.Context, cl client.Client, ns, task string, patc
 	spec.Agent = evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: secret.Name}}
 	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: prefix}, Spec: spec}
 	if err := campaigns.CreateSweepRun(ctx, cl, run); err != nil {
+		// Best effort: the SweepRun's error is the one to report, and a Secret left behind
+		// holds only the patch the user has.
 		_ = cl.Delete(ctx, secret)
 		return nil, fmt.Errorf("creating the sweeprun in namespace %s: %w", ns, campaigns.CreateHint(err))
 	}
@@ -211,12 +213,7 @@ func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name s
 	}
 	rep := scoring.Score(scored)
 	out.Report = report.NewDocument(rep, false)
-	if o.Format != clioptions.OutputTable {
-		err = clioptions.WriteStructured(o.Out, o.Format, out)
-	} else {
-		err = writeEvalTable(o.Out, out, rep)
-	}
-	if err != nil {
+	if err := clioptions.Write(o.Out, o.Format, out, func(w io.Writer) error { return writeEvalTable(w, out, rep) }); err != nil {
 		return err
 	}
 	if rep.GradedTasks == 0 {

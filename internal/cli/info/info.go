@@ -5,6 +5,7 @@ package info
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
@@ -46,10 +47,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	rep := scoring.Score(trials)
-	if o.Format != clioptions.OutputTable {
-		return clioptions.WriteStructured(o.Out, o.Format, report.NewDocument(rep, o.PerTask))
-	}
-	return report.WriteText(o.Out, rep, o.PerTask)
+	return clioptions.Write(o.Out, o.Format, report.NewDocument(rep, o.PerTask), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
 }
 
 // collectTrials reads the scoring input of each source: a directory is a Harbor job, anything

@@ -2,20 +2,16 @@ package info
 
 import (
 	"context"
-	"flag"
-	"path/filepath"
 	"testing"
 
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
 func execute(o *Options, args ...string) (string, error) {
-	streams, out, _ := clioptions.NewTestIOStreams()
-	err := clioptions.Execute(context.Background(), o, streams, args)
-	return out.String(), err
+	out, _, err := clitest.Execute(context.Background(), o, args...)
+	return out, err
 }
 
 // The fixture job exercises every branch of the score: several attempts with a regression
@@ -38,7 +34,7 @@ func TestInfoDir(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sweeptest.Golden(t, filepath.Join("testdata", "golden", tc.golden), out, *update)
+			clitest.Golden(t, tc.golden, out)
 		})
 	}
 }

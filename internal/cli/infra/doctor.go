@@ -48,12 +48,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Format != clioptions.OutputTable {
-		err = clioptions.WriteStructured(o.Out, o.Format, results)
-	} else {
-		err = writeDoctorTable(o.Out, results)
-	}
-	if err != nil {
+	if err := clioptions.Write(o.Out, o.Format, results, func(w io.Writer) error { return writeDoctorTable(w, results) }); err != nil {
 		return err
 	}
 	failed := 0

@@ -3,7 +3,6 @@ package swebenchcli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,25 +11,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
 const data = "testdata"
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	sweeptest.Golden(t, filepath.Join(data, "golden", name), got, *update)
-}
 
 // execute runs a verb as the CLI does and returns its stdout.
 func execute(t *testing.T, v clioptions.Verb, args ...string) (string, error) {
 	t.Helper()
-	streams, out, _ := clioptions.NewTestIOStreams()
-	err := clioptions.Execute(context.Background(), v, streams, args)
-	return out.String(), err
+	out, _, err := clitest.Execute(context.Background(), v, args...)
+	return out, err
 }
 
 // importOptions are the flags' defaults with the test dataset and a fresh output folder.
@@ -78,7 +70,10 @@ func TestImportTooLarge(t *testing.T) {
 	write := func(name string, records ...any) string {
 		var b strings.Builder
 		for _, r := range records {
-			data, _ := json.Marshal(r)
+			data, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
 			b.Write(append(data, '\n'))
 		}
 		path := filepath.Join(dir, name)
@@ -150,7 +145,7 @@ func TestParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.golden, stdout)
+		clitest.Golden(t, tc.golden, stdout)
 	}
 	for name, tc := range map[string]struct {
 		o    ParseOptions
@@ -178,7 +173,7 @@ func TestGrade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.golden, stdout)
+		clitest.Golden(t, tc.golden, stdout)
 		var rep swebench.InstanceReport
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.InstanceID != "calc__calc-1" {
 			t.Errorf("the output does not read back as a report.json: %v %+v", err, rep)

@@ -76,12 +76,7 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		outcomes[kind] = byTask
 	}
 	rows := checkRows(args, outcomes[agentkind.Oracle], outcomes[agentkind.Nop])
-	if o.Format != clioptions.OutputTable {
-		err = clioptions.WriteStructured(o.Out, o.Format, rows)
-	} else {
-		err = writeCheckTable(o.Out, rows)
-	}
-	if err != nil {
+	if err := clioptions.Write(o.Out, o.Format, rows, func(w io.Writer) error { return writeCheckTable(w, rows) }); err != nil {
 		return err
 	}
 	failed := 0

@@ -102,10 +102,11 @@ func (o *ImagesOptions) Run(context.Context) error {
 			rows = append(rows, imageRow{Image: img, Command: img.Command()})
 		}
 	}
-	if o.Format != clioptions.OutputTable {
-		return clioptions.WriteStructured(o.Out, o.Format, rows)
-	}
-	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	return clioptions.Write(o.Out, o.Format, rows, func(w io.Writer) error { return writeImagesTable(w, rows) })
+}
+
+func writeImagesTable(w io.Writer, rows []imageRow) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tROLE\tIMAGE\tBUILD")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Task, r.Role, r.Ref, clioptions.OrDash(r.Command))

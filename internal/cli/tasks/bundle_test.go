@@ -1,10 +1,7 @@
-package main
+package tasks_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,51 +10,34 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
+	"github.com/swe-sweep/sweep-operator/internal/cli/tasks"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 func TestTasksImages(t *testing.T) {
 	for _, tc := range []struct{ golden, format string }{{"tasks-images.txt", "table"}, {"tasks-images.json", "json"}} {
-		out, _, err := runSweepSplit(t, "tasks", "images", "testdata/tasks", "--registry", "reg.example/t", "-o", tc.format)
+		out, _, err := clitest.Execute(context.Background(), &tasks.ImagesOptions{Registry: "reg.example/t", Format: tc.format}, "testdata/tasks")
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.golden, out)
+		clitest.Golden(t, tc.golden, out)
 	}
-	_, _, err := runSweepSplit(t, "tasks", "images", "testdata/tasks")
-	errorContains(t, err, "task demo: its agent image is built from the task directory, so it needs a registry: pass --registry")
-}
-
-// applyRendered creates every object of a rendered kustomization in ns.
-func applyRendered(t *testing.T, cl client.Client, ns string, rendered []byte) {
-	t.Helper()
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		err := dec.Decode(&obj.Object)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj.SetNamespace(ns)
-		if err := cl.Create(context.Background(), obj); err != nil {
-			t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
-		}
-	}
+	_, _, err := clitest.Execute(context.Background(), &tasks.ImagesOptions{Format: clioptions.OutputTable}, "testdata/tasks")
+	sweeptest.ErrorContains(t, err, "task demo: its agent image is built from the task directory, so it needs a registry: pass --registry")
 }
 
 func TestTasksBundle(t *testing.T) {
-	cl, kubeconfig := apiServer(t)
+	srv := clitest.APIServer(t)
+	cl := srv.Client
 	out := filepath.Join(t.TempDir(), "catalogue")
-	stdout, _, err := runSweepSplit(t, "tasks", "bundle", "testdata/tasks", "--registry", "reg.example/t", "-o", out)
+	stdout, _, err := clitest.Execute(context.Background(), &tasks.BundleOptions{Registry: "reg.example/t", OutDir: out}, "testdata/tasks")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +48,8 @@ func TestTasksBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := testNamespace(t, cl)
-	applyRendered(t, cl, ns, rendered)
+	ns := srv.Namespace(t)
+	clitest.ApplyRendered(t, cl, ns, rendered)
 
 	// The controllers find the tasks as a SweepRun selects them.
 	cms := &corev1.ConfigMapList{}
@@ -78,12 +58,12 @@ func TestTasksBundle(t *testing.T) {
 	}
 	run := &evalv1.SweepRun{}
 	run.Name, run.Spec.Agent.Oracle = "oracle", &evalv1.OracleAgent{}
-	tasks, missing := campaign.SelectTasks(evalv1.TaskSelection{Names: []string{"demo", "hello"}}, cms.Items, nil)
-	if len(missing) > 0 || len(tasks) != 2 {
-		t.Fatalf("selected %d tasks, missing %v", len(tasks), missing)
+	selected, missing := campaign.SelectTasks(evalv1.TaskSelection{Names: []string{"demo", "hello"}}, cms.Items, nil)
+	if len(missing) > 0 || len(selected) != 2 {
+		t.Fatalf("selected %d tasks, missing %v", len(selected), missing)
 	}
-	spec := campaign.TrialSpec(run, tasks[0], 1)
-	images, _, err := runSweepSplit(t, "tasks", "images", "testdata/tasks", "--registry", "reg.example/t", "-o", "json")
+	spec := campaign.TrialSpec(run, selected[0], 1)
+	images, _, err := clitest.Execute(context.Background(), &tasks.ImagesOptions{Registry: "reg.example/t", Format: clioptions.OutputJSON}, "testdata/tasks")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +87,8 @@ func TestTasksBundle(t *testing.T) {
 			t.Logf("no %s: kubectl apply -k not tried", kubectl)
 			return
 		}
-		ns := testNamespace(t, cl)
-		if b, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "apply", "-k", out, "-n", ns).CombinedOutput(); err != nil {
+		ns := srv.Namespace(t)
+		if b, err := exec.Command(kubectl, "--kubeconfig", srv.Kubeconfig, "apply", "-k", out, "-n", ns).CombinedOutput(); err != nil {
 			t.Fatalf("kubectl apply -k: %v\n%s", err, b)
 		}
 		if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
@@ -118,8 +98,8 @@ func TestTasksBundle(t *testing.T) {
 }
 
 func TestTasksBundleErrors(t *testing.T) {
-	_, _, err := runSweepSplit(t, "tasks", "bundle", "testdata/tasks", "--registry", "r")
-	errorContains(t, err, "flag -o/--output-dir is required")
-	_, _, err = runSweepSplit(t, "tasks", "bundle", "testdata/tasks", "-o", t.TempDir())
-	errorContains(t, err, "needs a registry: pass --registry")
+	_, _, err := clitest.Execute(context.Background(), &tasks.BundleOptions{Registry: "r"}, "testdata/tasks")
+	sweeptest.ErrorContains(t, err, "flag -o/--output-dir is required")
+	_, _, err = clitest.Execute(context.Background(), &tasks.BundleOptions{OutDir: t.TempDir()}, "testdata/tasks")
+	sweeptest.ErrorContains(t, err, "needs a registry: pass --registry")
 }

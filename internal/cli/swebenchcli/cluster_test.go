@@ -1,4 +1,4 @@
-package main
+package swebenchcli
 
 import (
 	"context"
@@ -16,7 +16,8 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
-	"github.com/swe-sweep/sweep-operator/internal/cli/swebenchcli"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
@@ -24,36 +25,37 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
-// swebenchData is the SWE-bench dataset of the tests, next to the import it feeds.
-const swebenchData = "../../internal/cli/swebenchcli/testdata"
-
-// swebenchGolden compares got with swebenchData/golden/NAME (-update rewrites it).
-func swebenchGolden(t *testing.T, name, got string) {
-	t.Helper()
-	sweeptest.Golden(t, filepath.Join(swebenchData, "golden", name), got, *update)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // importSwebench runs import on the test dataset into a new folder and returns it and stdout.
-func importSwebench(t *testing.T, extra ...string) (string, string) {
+func importSwebench(t *testing.T, change func(*ImportOptions)) (string, string) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "swebench")
-	args := append([]string{"swebench", "import", "--instances", swebenchData + "/instances.jsonl",
-		"--predictions", swebenchData + "/predictions.jsonl", "-o", out}, extra...)
-	stdout, stderr, err := runSweepSplit(t, args...)
+	o := importOptions(t)
+	if change != nil {
+		change(o)
+	}
+	stdout, stderr, err := clitest.Execute(context.Background(), o)
 	if err != nil {
 		t.Fatalf("import: %v\n%s", err, stderr)
 	}
-	return out, strings.ReplaceAll(stdout, out, "OUT")
+	return o.OutDir, strings.ReplaceAll(stdout, o.OutDir, "OUT")
+}
+
+// reportOptions are the flags' defaults.
+func reportOptions(cluster *clioptions.Cluster) *ReportOptions {
+	return &ReportOptions{Cluster: cluster, Attempt: 1}
 }
 
 func TestSwebenchImport(t *testing.T) {
-	out, stdout := importSwebench(t, "--namespace-less", "--grading", "4.1", "--image-template", "mirror.example/sweb.eval.x86_64.{id}:v1")
-	swebenchGolden(t, "import.txt", stdout)
+	out, stdout := importSwebench(t, func(o *ImportOptions) {
+		o.Grading, o.ImageTemplate = string(swebench.V41), "mirror.example/sweb.eval.x86_64.{id}:v1"
+	})
+	clitest.Golden(t, "import.txt", stdout)
 	rendered, err := catalogue.Render(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	swebenchGolden(t, "import.yaml", string(rendered))
+	clitest.Golden(t, "import.yaml", string(rendered))
 
 	// Each task definition is one the operator reads as intended.
 	data, err := os.ReadFile(filepath.Join(out, "tasks", "calc--calc-1", "task.toml"))
@@ -64,8 +66,8 @@ func TestSwebenchImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[swebenchcli.MetadataInstanceID], len(task.Collect)}
-	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + swebenchcli.VerifierMarginSec), "calc__calc-1", 1}
+	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[MetadataInstanceID], len(task.Collect)}
+	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + VerifierMarginSec), "calc__calc-1", 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("task.toml read back (-want +got):\n%s", diff)
 	}
@@ -79,11 +81,11 @@ func TestSwebenchImport(t *testing.T) {
 	}
 
 	// The API server takes every object, the SweepRun included.
-	cl, _ := apiServer(t)
-	ns := testNamespace(t, cl)
-	applyRendered(t, cl, ns, rendered)
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.ApplyRendered(t, cl, ns, rendered)
 	cms := &corev1.ConfigMapList{}
-	if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{swebenchcli.ImportLabel: "swebench"}, client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
+	if err := cl.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{ImportLabel: "swebench"}, client.HasLabels{evalv1.LabelTask}); err != nil || len(cms.Items) != 2 {
 		t.Errorf("the SweepRun's selector finds %d task ConfigMaps (%v), want 2", len(cms.Items), err)
 	}
 	run, err := campaigns.GetSweepRun(context.Background(), cl, ns, "swebench")
@@ -96,7 +98,7 @@ func TestSwebenchImport(t *testing.T) {
 }
 
 func TestSwebenchImportNamespace(t *testing.T) {
-	out, _ := importSwebench(t, "-n", "evals")
+	out, _ := importSwebench(t, func(o *ImportOptions) { o.NamespaceLess, o.Cluster = false, clitest.Cluster("", "evals") })
 	data, err := os.ReadFile(filepath.Join(out, catalogue.KustomizationFile))
 	if err != nil {
 		t.Fatal(err)
@@ -136,21 +138,24 @@ func swebenchTrial(t *testing.T, cl client.Client, run *evalv1.SweepRun, task st
 }
 
 func TestSwebenchReport(t *testing.T) {
-	cl, kubeconfig := apiServer(t)
-	ns := testNamespace(t, cl)
-	out, _ := importSwebench(t, "--namespace-less")
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	report := func(name string) (string, string, error) {
+		return clitest.Execute(context.Background(), reportOptions(srv.Cluster(ns)), name)
+	}
+	out, _ := importSwebench(t, nil)
 	rendered, err := catalogue.Render(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyRendered(t, cl, ns, rendered)
+	clitest.ApplyRendered(t, cl, ns, rendered)
 	run, err := campaigns.GetSweepRun(context.Background(), cl, ns, "swebench")
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// Before any trial, every submitted instance is pending.
-	_, stderr, err := runIn(t, kubeconfig, ns, "swebench", "report", "swebench")
+	_, stderr, err := report("swebench")
 	if want := "sweeprun swebench: 2 submitted instances have no finished trial yet and count as errors"; err != nil || !strings.Contains(stderr, want) {
 		t.Errorf("%v; stderr %q lacks %q", err, stderr, want)
 	}
@@ -161,11 +166,11 @@ func TestSwebenchReport(t *testing.T) {
 		podcontract.RecordEval:           []byte(`{"schema": "sweep-swebench-eval/1", "instance_id": "calc__calc-1", "grading_version": "5", "resolved": true}`),
 	})
 	swebenchTrial(t, cl, run, "calc__calc-2", evalv1.TrialAgentRunning, nil)
-	stdout, stderr, err := runIn(t, kubeconfig, ns, "swebench", "report", "swebench")
+	stdout, stderr, err := report("swebench")
 	if err != nil {
 		t.Fatal(err)
 	}
-	swebenchGolden(t, "report-running.json", stdout)
+	clitest.Golden(t, "report-running.json", stdout)
 	if want := "sweeprun swebench: 1 submitted instances have no finished trial yet"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q lacks %q", stderr, want)
 	}
@@ -179,11 +184,11 @@ func TestSwebenchReport(t *testing.T) {
 	if err := cl.Status().Update(context.Background(), tr); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, err = runIn(t, kubeconfig, ns, "swebench", "report", "swebench")
+	stdout, stderr, err = report("swebench")
 	if err != nil || stderr != "" {
 		t.Fatalf("%v %s", err, stderr)
 	}
-	swebenchGolden(t, "report-done.json", stdout)
+	clitest.Golden(t, "report-done.json", stdout)
 
 	// A broken report.json names its Secret.
 	broken := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podbuild.ResultsSecretName(tr.Name)},
@@ -191,21 +196,27 @@ func TestSwebenchReport(t *testing.T) {
 	if err := cl.Create(context.Background(), broken); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "swebench")
-	errorContains(t, err, "secret "+ns+"/"+broken.Name, "key report.json of trial "+tr.Name, "not a SWE-bench report.json")
+	_, _, err = report("swebench")
+	sweeptest.ErrorContains(t, err, "secret "+ns+"/"+broken.Name, "key report.json of trial "+tr.Name, "not a SWE-bench report.json")
 }
 
 func TestSwebenchReportErrors(t *testing.T) {
-	cl, kubeconfig := apiServer(t)
-	ns := testNamespace(t, cl)
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
 	ctx := context.Background()
-	_, _, err := runIn(t, kubeconfig, ns, "swebench", "report", "nope")
-	errorContains(t, err, `sweeprun "nope" not found in namespace "`+ns+`"`)
+	report := func(name string, attempt int32) (string, error) {
+		o := reportOptions(srv.Cluster(ns))
+		o.Attempt = attempt
+		out, _, err := clitest.Execute(ctx, o, name)
+		return out, err
+	}
+	_, err := report("nope", 1)
+	sweeptest.ErrorContains(t, err, `sweeprun "nope" not found in namespace "`+ns+`"`)
 
-	run := createRun(t, cl, ns, "sweep-tasks", "calc")
-	createTrial(t, cl, run, trialOutcome{task: "calc", attempt: 1, phase: evalv1.TrialSucceeded})
-	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "sweep-tasks")
-	errorContains(t, err, "trial sweep-tasks-calc-1 (task calc) is not graded by the SWE-bench grader", "sweep info sweep-tasks")
+	run := clitest.MakeRun(ns, "sweep-tasks").Tasks("calc").Create(t, cl)
+	clitest.MakeTrial(run, "calc", 1).Phase(evalv1.TrialSucceeded).Create(t, cl)
+	_, err = report("sweep-tasks", 1)
+	sweeptest.ErrorContains(t, err, "trial sweep-tasks-calc-1 (task calc) is not graded by the SWE-bench grader", "sweep info sweep-tasks")
 
 	// A SweepRun of its own over SWE-bench tasks: the instance comes from each trial's task.toml.
 	trialOf := func(run *evalv1.SweepRun, task, definition string) {
@@ -217,33 +228,33 @@ func TestSwebenchReportErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bare := createRun(t, cl, ns, "bare", "x")
+	bare := clitest.MakeRun(ns, "bare").Tasks("x").Create(t, cl)
 	trialOf(bare, "x", "name = \"x\"\n")
-	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "bare")
-	errorContains(t, err, "trial bare-x-1: task x's task.toml has no [metadata] swebench_instance_id", "sweep swebench import")
+	_, err = report("bare", 1)
+	sweeptest.ErrorContains(t, err, "trial bare-x-1: task x's task.toml has no [metadata] swebench_instance_id", "sweep swebench import")
 
-	own := createRun(t, cl, ns, "own", "y")
+	own := clitest.MakeRun(ns, "own").Tasks("y").Create(t, cl)
 	trialOf(own, "y", "name = \"y\"\n[metadata]\nswebench_instance_id = \"y__y-1\"\n")
-	stdout, _, err := runIn(t, kubeconfig, ns, "swebench", "report", "own", "--attempt", "1")
+	stdout, err := report("own", 1)
 	if err != nil || !strings.Contains(stdout, `"error_ids": [
     "y__y-1"
   ]`) {
 		t.Errorf("report of a SweepRun not written by import: %v\n%s", err, stdout)
 	}
-	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own", "--attempt", "2")
-	errorContains(t, err, "sweeprun own has no trials of attempt 2 yet")
+	_, err = report("own", 2)
+	sweeptest.ErrorContains(t, err, "sweeprun own has no trials of attempt 2 yet")
 
 	// A SweepRun labelled by an import whose record is missing, then broken.
-	own.Labels = map[string]string{swebenchcli.ImportLabel: "lost"}
+	own.Labels = map[string]string{ImportLabel: "lost"}
 	if err := cl.Update(ctx, own); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
-	errorContains(t, err, "sweeprun own is labelled eval.sweep.dev/swebench-import=lost but configmap "+ns+"/lost-import cannot be read", "kubectl apply -k")
-	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{swebenchcli.ImportRecordKey: "{"}}
+	_, err = report("own", 1)
+	sweeptest.ErrorContains(t, err, "sweeprun own is labelled eval.sweep.dev/swebench-import=lost but configmap "+ns+"/lost-import cannot be read", "kubectl apply -k")
+	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lost-import"}, Data: map[string]string{ImportRecordKey: "{"}}
 	if err := cl.Create(ctx, record); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = runIn(t, kubeconfig, ns, "swebench", "report", "own")
-	errorContains(t, err, "configmap "+ns+"/lost-import key import.json", "sweep swebench import")
+	_, err = report("own", 1)
+	sweeptest.ErrorContains(t, err, "configmap "+ns+"/lost-import key import.json", "sweep swebench import")
 }

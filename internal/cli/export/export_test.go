@@ -1,12 +1,10 @@
-package main
+package export_test
 
 import (
 	"context"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -14,21 +12,29 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
+	"github.com/swe-sweep/sweep-operator/internal/cli/export"
+	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 func TestExport(t *testing.T) {
-	cl, kubeconfig := apiServer(t)
-	ns := testNamespace(t, cl)
-	trials := createFinishedRun(t, cl, ns, "run1")
+	srv := clitest.APIServer(t)
+	cl := srv.Client
+	ns := srv.Namespace(t)
+	trials := clitest.CreateFinishedRun(t, cl, ns, "run1")
 	ctx := context.Background()
 	// What the trial controller stores: the patch after the agent, reward.json and eval.json
 	// after the verifier.
 	for _, tr := range trials[:5] {
 		for name, data := range map[string]map[string][]byte{
 			podbuild.ArtifactSecretName(tr.Name): {"model.patch": []byte("diff --git a/" + tr.Name + " b/" + tr.Name + "\n")},
-			podbuild.ResultsSecretName(tr.Name):  {"reward.json": rewardJSON(t, tr.Status.Rewards), "eval.json": []byte(`{"schema": "sweep-eval/1"}`)},
+			podbuild.ResultsSecretName(tr.Name):  {"reward.json": clitest.RewardJSON(t, tr.Status.Rewards), "eval.json": []byte(`{"schema": "sweep-eval/1"}`)},
 		} {
 			if err := cl.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}); err != nil {
 				t.Fatal(err)
@@ -36,7 +42,7 @@ func TestExport(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "job")
-	out, stderr, err := runIn(t, kubeconfig, ns, "export", "run1", "-o", dir)
+	out, stderr, err := clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: dir}, "run1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,21 +55,22 @@ func TestExport(t *testing.T) {
 	var files []string
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
+			rel, relErr := filepath.Rel(dir, p)
 			files = append(files, rel)
+			return relErr
 		}
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "export-files.txt", strings.Join(files, "\n")+"\n")
+	clitest.Golden(t, "export-files.txt", strings.Join(files, "\n")+"\n")
 	for _, f := range []string{"result.json", "config.json"} {
 		data, err := os.ReadFile(filepath.Join(dir, harborjob.FolderName(harborjob.Trial{Name: trials[5].Name, Task: "astropy"}), f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "export-error-trial-"+f, string(data))
+		clitest.Golden(t, "export-error-trial-"+f, string(data))
 	}
 	patch, err := os.ReadFile(filepath.Join(dir, harborjob.FolderName(harborjob.Trial{Name: trials[0].Name, Task: "arrow"}), "artifacts", "model.patch"))
 	if err != nil || string(patch) != "diff --git a/run1-arrow-1 b/run1-arrow-1\n" {
@@ -71,11 +78,11 @@ func TestExport(t *testing.T) {
 	}
 
 	// The export reads back to the same report as the campaign in the cluster.
-	fromCluster, _, err := runIn(t, kubeconfig, ns, "info", "run1", "--per-task", "--json")
+	fromCluster, _, err := clitest.Execute(ctx, &info.Options{Cluster: srv.Cluster(ns), PerTask: true, Format: clioptions.OutputJSON}, "run1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromDir, _, err := runSweepSplit(t, "info", dir, "--per-task", "--json")
+	fromDir, _, err := clitest.Execute(ctx, &info.Options{PerTask: true, Format: clioptions.OutputJSON}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,26 +90,8 @@ func TestExport(t *testing.T) {
 		t.Errorf("info of the export differs from info of the campaign (-cluster +export):\n%s", diff)
 	}
 
-	_, _, err = runIn(t, kubeconfig, ns, "export", "run1")
-	errorContains(t, err, "flag -o/--output-dir is required", "-o jobs/run1")
-	_, _, err = runIn(t, kubeconfig, ns, "export", "nope", "-o", dir)
-	errorContains(t, err, `sweeprun "nope" not found`)
-}
-
-// rewardJSON is the reward.json a verifier wrote for the numbers a trial status holds.
-func rewardJSON(t *testing.T, rewards map[string]string) []byte {
-	t.Helper()
-	numbers := map[string]float64{}
-	for k, v := range rewards {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		numbers[k] = f
-	}
-	data, err := json.Marshal(numbers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	_, _, err = clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns)}, "run1")
+	sweeptest.ErrorContains(t, err, "flag -o/--output-dir is required", "-o jobs/run1")
+	_, _, err = clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: dir}, "nope")
+	sweeptest.ErrorContains(t, err, `sweeprun "nope" not found`)
 }

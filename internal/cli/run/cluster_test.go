@@ -1,0 +1,118 @@
+package run_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
+	"github.com/swe-sweep/sweep-operator/internal/cli/run"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+)
+
+func TestMain(m *testing.M) { clitest.Main(m) }
+
+const manifest = `apiVersion: eval.sweep.dev/v1alpha1
+kind: SweepRun
+metadata:
+  name: nightly
+spec:
+  tasks:
+    names: [demo]
+  agent:
+    nop: {}
+  attempts: 2
+`
+
+func writeManifest(t *testing.T, content string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "run.yaml")
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestRunCreatesWithServerDefaults(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	apply := func(kubeconfig, file string) (string, error) {
+		out, _, err := clitest.Execute(context.Background(), &run.Options{Cluster: clitest.Cluster(kubeconfig, ns), File: file})
+		return out, err
+	}
+	out, err := apply(srv.Kubeconfig, writeManifest(t, manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "sweeprun.eval.sweep.dev/nightly created in namespace " + ns + "\n"; out != want {
+		t.Errorf("stdout = %q, want %q", out, want)
+	}
+	run := &evalv1.SweepRun{}
+	if err := cl.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nightly"}, run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Spec.Attempts != 2 || run.Spec.Parallelism != 10 || run.Spec.RetryPolicy.InfrastructureRetries != 3 {
+		t.Errorf("spec = %+v: want attempts 2 from the file and the CRD's defaults for the rest", run.Spec)
+	}
+	out, err = apply(srv.Kubeconfig, writeManifest(t, manifest))
+	if want := "sweeprun.eval.sweep.dev/nightly unchanged in namespace " + ns + "\n"; err != nil || out != want {
+		t.Errorf("applying the same file again: %q, %v; want %q", out, err, want)
+	}
+	out, err = apply(srv.Kubeconfig, writeManifest(t, strings.Replace(manifest, "attempts: 2", "attempts: 2\n  parallelism: 4", 1)))
+	if want := "sweeprun.eval.sweep.dev/nightly configured in namespace " + ns + "\n"; err != nil || out != want {
+		t.Errorf("changing parallelism: %q, %v; want %q", out, err, want)
+	}
+	_, err = apply(srv.Kubeconfig, writeManifest(t, strings.Replace(manifest, "attempts: 2", "attempts: 3", 1)))
+	sweeptest.ErrorContains(t, err, "applying sweeprun nightly in namespace "+ns, "spec.attempts is immutable: create a new SweepRun to change the attempts")
+	_, err = apply(srv.Kubeconfig, writeManifest(t, strings.Replace(manifest, "nop: {}", "nop: {}\n    oracle: {}", 1)))
+	sweeptest.ErrorContains(t, err, "set exactly one agent kind")
+	_, err = apply(srv.Kubeconfig, writeManifest(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"))
+	sweeptest.ErrorContains(t, err, `apiVersion "v1" kind "ConfigMap": want apiVersion "eval.sweep.dev/v1alpha1" kind "SweepRun"`)
+	_, err = apply(srv.Kubeconfig, writeManifest(t, strings.Replace(manifest, "name: nightly", "labels: {}", 1)))
+	sweeptest.ErrorContains(t, err, "metadata.name is empty")
+	out, err = apply(srv.Kubeconfig, writeManifest(t, strings.Replace(manifest, "name: nightly", "generateName: nightly-", 1)))
+	if err != nil || !strings.HasPrefix(out, "sweeprun.eval.sweep.dev/nightly-") || !strings.Contains(out, " created in namespace ") {
+		t.Errorf("a manifest with generateName: %q, %v", out, err)
+	}
+	_, err = apply(srv.Kubeconfig, "")
+	sweeptest.ErrorContains(t, err, "flag -f/--filename is required")
+	bad := writeManifest(t, "spec: [unclosed")
+	_, err = apply(srv.Kubeconfig, bad)
+	sweeptest.ErrorContains(t, err, bad+": not YAML or JSON")
+	_, err = apply(srv.UserKubeconfig(t, "nobody-run"), writeManifest(t, manifest))
+	sweeptest.ErrorContains(t, err, "forbidden", "ask for create on sweepruns in this namespace; `sweep infra doctor` checks it")
+}
+
+func TestRunWatchFollowsUntilDone(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	stdout, _, done := clitest.Start(context.Background(), &run.Options{Cluster: srv.Cluster(ns), File: writeManifest(t, manifest), Watch: true})
+	sweepRun := &evalv1.SweepRun{}
+	clitest.WaitFor(t, "the SweepRun", func() bool {
+		return cl.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nightly"}, sweepRun) == nil
+	})
+	// Play the controllers: one trial graded, and once the watch showed it, one that failed
+	// on its image.
+	clitest.MakeTrial(sweepRun, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 1, true)).Create(t, cl)
+	clitest.WaitFor(t, "the watch to show the first trial", func() bool { return strings.Contains(stdout.String(), "1/2 done") })
+	clitest.MakeTrial(sweepRun, "demo", 2).Phase(evalv1.TrialError).Reason("ImagePullFailed", "reg/demo-env:1: not found").Create(t, cl)
+	if err := clitest.Wait(t, "run --watch after every trial finished", done); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"sweeprun.eval.sweep.dev/nightly created",
+		"[##########..........] 1/2 done, 0 running, 0 failed, score 0.5000 (1.00/2 bugs)",
+		"failed: nightly-demo-2 (task demo): ImagePullFailed: reg/demo-env:1: not found\n[####################] 2/2 done, 0 running, 1 failed, score 0.5000 (1.00/2 bugs)\n",
+		"score:                                   0.5000",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
