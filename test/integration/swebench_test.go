@@ -27,8 +27,8 @@ import (
 )
 
 // swebenchImport is what `sweep swebench import` writes for the test dataset of
-// internal/cli/swebenchcli, rendered with kustomize: cmd/sweep's golden test keeps it equal to
-// the command's output.
+// internal/cli/swebenchcli, rendered with kustomize: that package's golden test keeps it equal
+// to the command's output.
 var swebenchImport = filepath.Join("..", "..", "internal", "cli", "swebenchcli", "testdata", "golden", "import.yaml")
 
 // applyImport creates every object of the rendered import in ns, as kubectl apply -k -n would.
