@@ -17,10 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/cli/tasks"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -114,7 +116,7 @@ func (w *TrialWrapper) Create(t testing.TB, cl client.Client) *evalv1.TaskTrial 
 func (w *TrialWrapper) FinishWithEval(t testing.TB, cl client.Client, evalJSON string) *evalv1.TaskTrial {
 	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: podbuild.ResultsSecretName(w.Name)},
-		Data: map[string][]byte{"eval.json": []byte(evalJSON), "reward.json": RewardJSON(t, w.Status.Rewards)}}
+		Data: map[string][]byte{"eval.json": []byte(evalJSON), reward.FileJSON: RewardJSON(t, w.Status.Rewards)}}
 	if err := cl.Create(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +125,10 @@ func (w *TrialWrapper) FinishWithEval(t testing.TB, cl client.Client, evalJSON s
 
 // SweepRewards are the rewards a SWE-sweep verifier reports, as the trial status holds them.
 func SweepRewards(bugs, resolved int, visibleOK bool) map[string]string {
-	r := map[string]string{"n_subtasks": strconv.Itoa(bugs), "n_resolved": strconv.Itoa(resolved), "visible_ok": "1", "grader_failed": "0"}
-	r["reward"] = scoring.Format(float64(resolved) / float64(bugs))
+	r := map[string]string{reward.KeySubtasks: strconv.Itoa(bugs), reward.KeyResolved: strconv.Itoa(resolved), reward.KeyVisibleOK: "1", reward.KeyGraderFailed: "0"}
+	r[reward.KeyReward] = scoring.Format(float64(resolved) / float64(bugs))
 	if !visibleOK {
-		r["visible_ok"], r["reward"] = "0", "0"
+		r[reward.KeyVisibleOK], r[reward.KeyReward] = "0", "0"
 	}
 	return r
 }
@@ -146,9 +148,9 @@ func CreateFinishedRun(t testing.TB, cl client.Client, ns, name string) []*evalv
 		succeeded("arrow", 2, SweepRewards(10, 6, true)),
 		succeeded("arrow", 3, SweepRewards(10, 8, false)),
 		succeeded("agda", 1, SweepRewards(45, 9, true)),
-		MakeTrial(run, "agda", 2).Phase(evalv1.TrialFailed).Reason("GraderFailed", "the grader reported grader_failed").
-			Rewards(map[string]string{"reward": "0", "grader_failed": "1"}),
-		MakeTrial(run, "astropy", 1).Phase(evalv1.TrialError).Reason("ImagePullFailed", "image reg/astropy-env:1 not found"),
+		MakeTrial(run, "agda", 2).Phase(evalv1.TrialFailed).Reason(reasons.GraderFailed, "the grader reported grader_failed").
+			Rewards(map[string]string{reward.KeyReward: "0", reward.KeyGraderFailed: "1"}),
+		MakeTrial(run, "astropy", 1).Phase(evalv1.TrialError).Reason(reasons.ImagePullFailed, "image reg/astropy-env:1 not found"),
 		MakeTrial(run, "astropy", 2).Phase(evalv1.TrialAgentRunning),
 	} {
 		trials = append(trials, w.Create(t, cl))
