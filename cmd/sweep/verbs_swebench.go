@@ -9,6 +9,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/swebenchcli"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 func newSwebenchCmd(kube *clioptions.Cluster) *cobra.Command {
@@ -46,6 +47,7 @@ func newSwebenchImportCmd(kube *clioptions.Cluster) *cobra.Command {
 	cmd.Flags().StringVar(&o.Grading, "grading", string(swebench.V5), "SWE-bench grading rules: 4.1 or 5")
 	cmd.Flags().Float64Var(&o.TimeoutSec, "timeout", swebench.DefaultTimeoutSec, "seconds the patch application and tests of one instance may take (a timeout is an error instance)")
 	cmd.Flags().StringVar(&o.Name, "name", "swebench", "name of the SweepRun and label value of the import's objects")
+	cmd.Flags().StringVar(&o.VerifierNetwork, "verifier-network", taskdef.NetworkNone, "network of the verifier, which runs the model's code: "+taskdef.NetworkNone+", or "+taskdef.NetworkPublic+" only if the evaluation needs it (the agent has none either way)")
 	cmd.Flags().BoolVar(&o.NamespaceLess, "namespace-less", false, "write no namespace: choose it with kubectl apply -k OUT -n NAMESPACE")
 	cmd.Flags().StringVarP(&o.OutDir, "output-dir", "o", "", "folder to write kustomization.yaml and the object files to")
 	return cmd

@@ -105,6 +105,7 @@ func TestFlagDefaults(t *testing.T) {
 		{"swebench import", "grading", "5"},
 		{"swebench import", "timeout", "1800"},
 		{"swebench import", "name", "swebench"},
+		{"swebench import", "verifier-network", "no-network"},
 		{"swebench report", "attempt", "1"},
 	} {
 		cmd, _, err := root.Find(strings.Fields(tc.verb))

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // EvalType is how a v5 instance's tests are judged.
@@ -103,6 +105,9 @@ func LoadInstances(path string) ([]Instance, error) {
 		if inst.InstanceID == "" {
 			return fmt.Errorf("%s: instance has no instance_id; add one", where)
 		}
+		if err := CheckInstanceID(inst.InstanceID); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
 		if key != "" && key != inst.InstanceID {
 			return fmt.Errorf("%s: keyed %q but its instance_id is %q; make them the same", where, key, inst.InstanceID)
 		}
@@ -137,6 +142,9 @@ func LoadPredictions(path string) ([]Prediction, error) {
 		if p.InstanceID == "" {
 			return fmt.Errorf("%s: prediction has no instance_id; add one", where)
 		}
+		if err := CheckInstanceID(p.InstanceID); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
 		if key != "" && key != p.InstanceID {
 			return fmt.Errorf("%s: keyed %q but its instance_id is %q; make them the same", where, key, p.InstanceID)
 		}
@@ -144,6 +152,35 @@ func LoadPredictions(path string) ([]Prediction, error) {
 		return nil
 	})
 	return preds, err
+}
+
+// MaxInstanceIDBytes bounds an instance id: published ids are under 60 bytes, so a longer one
+// is a broken or hostile file rather than an id to shorten into names.
+const MaxInstanceIDBytes = 128
+
+// CheckInstanceID refuses an id that cannot be turned into a task name, a label value and an
+// image name: ids come from a dataset file nobody vetted, and a newline or a control character
+// in one would reach files and scripts written from it.
+func CheckInstanceID(id string) error {
+	fix := "fix the id in the file (ids are printable, with no spaces, and name tasks and images)"
+	if len(id) > MaxInstanceIDBytes {
+		return fmt.Errorf("instance_id %.40q... is %d bytes, more than %d: %s", id, len(id), MaxInstanceIDBytes, fix)
+	}
+	hasAlnum := false
+	for _, r := range id {
+		// The JSON decoder turns invalid UTF-8 into U+FFFD, so that is what a broken file shows.
+		if r == utf8.RuneError {
+			return fmt.Errorf("instance_id %q is not valid UTF-8: %s", id, fix)
+		}
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
+			return fmt.Errorf("instance_id %q contains %U, which no task or image name can hold: %s", id, r, fix)
+		}
+		hasAlnum = hasAlnum || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	}
+	if !hasAlnum {
+		return fmt.Errorf("instance_id %q has no ASCII letter or digit to name its task by: %s", id, fix)
+	}
+	return nil
 }
 
 // readRecords calls fn for every JSON object in path. where names the file and line or key;

@@ -75,6 +75,12 @@ func TestLoadInstancesErrors(t *testing.T) {
 		"broken json list":        {name: "d.json", content: `[{"instance_id":"a"},`, wantErr: []string{"d.json: not a JSON list of instances"}},
 		"broken json object":      {name: "d.json", content: `{"a": {`, wantErr: []string{"d.json: not a JSON object"}},
 		"list item not an object": {name: "d.json", content: `["django__django-1"]`, wantErr: []string{"d.json: item 0", "not a JSON object"}},
+		"newline in id": {name: "d.jsonl", content: `{"instance_id":"a"}` + "\n" + `{"instance_id":"x\n[verifier]"}`,
+			wantErr: []string{"d.jsonl:2", `instance_id "x\n[verifier]" contains U+000A`, "fix the id in the file"}},
+		"space in id":       {name: "d.jsonl", content: `{"instance_id":"a b"}`, wantErr: []string{"d.jsonl:1", "contains U+0020"}},
+		"id not UTF-8":      {name: "d.jsonl", content: "{\"instance_id\":\"a\xff\"}", wantErr: []string{"d.jsonl:1", "not valid UTF-8"}},
+		"id too long":       {name: "d.jsonl", content: `{"instance_id":"` + strings.Repeat("a", 129) + `"}`, wantErr: []string{"d.jsonl:1", "is 129 bytes, more than 128"}},
+		"id without a name": {name: "d.json", content: `{"--":{"repo":"r"}}`, wantErr: []string{`d.json: key "--"`, "no ASCII letter or digit"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -13,7 +13,10 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -61,6 +64,17 @@ func swebenchRewards(resolved, errorInstance bool) map[string]float64 {
 	return r
 }
 
+// expectNoEgress checks that job's pods are selected by a NetworkPolicy that denies all egress.
+func expectNoEgress(ns, trial string, stage podcontract.Stage, job *batchv1.Job) {
+	np := &networkingv1.NetworkPolicy{}
+	ExpectWithOffset(1, k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(trial, stage)}, np)).To(Succeed())
+	ExpectWithOffset(1, np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
+	ExpectWithOffset(1, np.Spec.Egress).To(BeEmpty(), "no egress rule: all egress is denied")
+	selector, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	ExpectWithOffset(1, selector.Matches(labels.Set(job.Spec.Template.Labels))).To(BeTrue(), "the policy selects the %s Job's pods", stage)
+}
+
 // graderVolume is the pod's volume holding a ConfigMap named cm, if any.
 func graderVolume(job *batchv1.Job, cm string) *corev1.Volume {
 	for i, v := range job.Spec.Template.Spec.Volumes {
@@ -78,7 +92,7 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 	)
 	withManager(&ns, &k)
 
-	It("run through the controllers: the grader ConfigMap reaches only the verifier, and an error instance scores 0", func() {
+	It("run through the controllers: the grader ConfigMap reaches only the verifier, neither stage has network, and an error instance scores 0", func() {
 		applyImport(ns)
 		resolved, failed := campaign.TrialName("swebench", "calc__calc-1", 1), campaign.TrialName("swebench", "calc__calc-2", 1)
 		patches := &corev1.Secret{}
@@ -98,12 +112,16 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		for _, c := range agentJob.Spec.Template.Spec.Containers {
 			Expect(c.VolumeMounts).NotTo(ContainElement(HaveField("MountPath", podcontract.GraderConfigDir)))
 		}
+		By("the agent has no network: the import sets network_mode = \"no-network\"")
+		expectNoEgress(ns, resolved, agentStage, agentJob)
 		k.runStage(resolved, agentStage, 1, agentSummary(string(patches.Data["calc__calc-1"]), ""))
 
 		By("the verifier Job mounts it at /sweep/grader, and its stage spec names the grader")
 		verifyJob := k.job(resolved, verifierStage, 1)
 		vol := graderVolume(verifyJob, "calc--calc-1-grader")
 		Expect(vol).NotTo(BeNil())
+		By("the verifier, which runs the model's code, has no network either")
+		expectNoEgress(ns, resolved, verifierStage, verifyJob)
 		verifier := verifyJob.Spec.Template.Spec.Containers[0]
 		Expect(verifier.Image).To(Equal(t.Spec.Images.Verifier))
 		Expect(verifier.VolumeMounts).To(ContainElement(And(HaveField("Name", vol.Name), HaveField("MountPath", podcontract.GraderConfigDir), HaveField("ReadOnly", true))))

@@ -66,8 +66,10 @@ func TestSwebenchImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[MetadataInstanceID], len(task.Collect)}
-	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + VerifierMarginSec), "calc__calc-1", 1}
+	got := []any{task.Name, task.Environment.Workdir, task.Artifacts[0].Source, task.Bugs, task.Verifier.TimeoutSec, task.Metadata[MetadataInstanceID], len(task.Collect),
+		task.Agent.NetworkMode, task.Verifier.NetworkMode}
+	want := []any{"calc__calc-1", "/testbed", "/logs/artifacts/model.patch", 1, float64(swebench.DefaultTimeoutSec + VerifierMarginSec), "calc__calc-1", 1,
+		taskdef.NetworkNone, taskdef.NetworkNone}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("task.toml read back (-want +got):\n%s", diff)
 	}

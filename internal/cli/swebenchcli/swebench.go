@@ -3,6 +3,7 @@
 package swebenchcli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,9 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,6 +30,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 // Names of what `sweep swebench import` writes.
@@ -71,6 +73,9 @@ type ImportOptions struct {
 	OutDir string
 	// NamespaceLess writes no namespace: kubectl apply -n chooses it.
 	NamespaceLess bool
+	// VerifierNetwork is the verifier's network_mode: no-network unless the user widens it. The
+	// verifier runs the model's code, and the evaluation image needs no network once built.
+	VerifierNetwork string
 
 	Cluster *clioptions.Cluster
 	clioptions.IOStreams
@@ -80,6 +85,9 @@ type ImportOptions struct {
 
 func (o *ImportOptions) Complete(streams clioptions.IOStreams, _ []string) error {
 	o.IOStreams = streams
+	if o.VerifierNetwork == "" {
+		o.VerifierNetwork = taskdef.NetworkNone
+	}
 	if o.NamespaceLess {
 		return nil
 	}
@@ -103,6 +111,9 @@ func (o *ImportOptions) Validate() error {
 	}
 	if o.TimeoutSec <= 0 {
 		return fmt.Errorf("flag --timeout is %g: give the seconds one instance may take, for example %d", o.TimeoutSec, swebench.DefaultTimeoutSec)
+	}
+	if o.VerifierNetwork != taskdef.NetworkNone && o.VerifierNetwork != taskdef.NetworkPublic {
+		return fmt.Errorf("flag --verifier-network %q: want %s (the default: the verifier runs the model's code) or %s", o.VerifierNetwork, taskdef.NetworkNone, taskdef.NetworkPublic)
 	}
 	if errs := validation.IsDNS1123Subdomain(o.Name); len(errs) > 0 || len(o.Name) > 40 {
 		return fmt.Errorf("flag --name %q: it names the SweepRun, so it must be a lower-case DNS name of at most 40 characters (%s)", o.Name, strings.Join(errs, "; "))
@@ -262,7 +273,11 @@ func (w *importWriter) addTask(t importTask) error {
 func (w *importWriter) addTaskConfigMap(t importTask) error {
 	inst := t.match.Instance
 	image := inst.EvalImage(w.o.ImageTemplate)
-	files := map[string][]byte{evalv1.TaskTOMLKey: taskTOML(t.name, inst, w.o.TimeoutSec)}
+	def, err := taskTOML(t.name, inst, w.o.TimeoutSec, w.o.VerifierNetwork)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{evalv1.TaskTOMLKey: def}
 	if inst.ProblemStatement != "" {
 		files[evalv1.InstructionKey] = []byte(inst.ProblemStatement)
 	}
@@ -373,22 +388,71 @@ func (w *importWriter) addSweepRun() error {
 	return nil
 }
 
+// importedTask is the task.toml an import writes, encoded by the TOML encoder so that no
+// dataset value (ids, commits) can add keys or tables.
+type importedTask struct {
+	SchemaVersion string           `toml:"schema_version"`
+	Name          string           `toml:"name"`
+	Artifacts     []string         `toml:"artifacts"`
+	Metadata      map[string]any   `toml:"metadata"`
+	Environment   importedWorkdir  `toml:"environment"`
+	Agent         importedAgent    `toml:"agent"`
+	Verifier      importedVerifier `toml:"verifier"`
+}
+
+type importedWorkdir struct {
+	Workdir string `toml:"workdir"`
+}
+
+type importedAgent struct {
+	NetworkMode string `toml:"network_mode"`
+}
+
+type importedVerifier struct {
+	// TimeoutSec is an int64 when whole, so that the file says 2100 rather than 2100.0.
+	TimeoutSec  any               `toml:"timeout_sec"`
+	NetworkMode string            `toml:"network_mode"`
+	Collect     []importedCollect `toml:"collect"`
+}
+
+type importedCollect struct {
+	Command string `toml:"command"`
+}
+
+// taskTOMLHeader says where the file comes from; it holds nothing from the dataset.
+const taskTOMLHeader = "# A SWE-bench instance (metadata.swebench_instance_id), written by sweep swebench import.\n"
+
 // taskTOML is the task definition of an instance: the repository at /testbed, the patch as the
-// artifact, one bug, the verifier's timeout above the grader's. The collect hook sends the
-// prediction as it was written (the verifier applies it the official way, with fuzz), and for
-// any other agent the tree's changes against the base commit.
-func taskTOML(task string, inst swebench.Instance, timeoutSec float64) []byte {
+// artifact, one bug, the verifier's timeout above the grader's, no network for the agent (the
+// patch agent only applies a patch) and the verifier's network as asked. The collect hook sends
+// the prediction as it was written (the verifier applies it the official way, with fuzz), and
+// for any other agent the tree's changes against the base commit.
+func taskTOML(task string, inst swebench.Instance, timeoutSec float64, verifierNetwork string) ([]byte, error) {
 	patchInput := podcontract.InputDir + "/" + podcontract.AgentPatchFile
 	collect := fmt.Sprintf("if [ -f %[1]s ]; then cp %[1]s %[2]s; else git add -A && git diff --cached --binary %[3]s > %[2]s; fi",
 		patchInput, podcontract.PatchPath, catalogue.ShellQuote(inst.BaseCommit))
-	var b strings.Builder
-	fmt.Fprintf(&b, "# SWE-bench instance %s, written by sweep swebench import.\n", inst.InstanceID)
-	fmt.Fprintf(&b, "schema_version = \"1.4\"\nname = %s\nartifacts = [%s]\n\n", strconv.Quote(task), strconv.Quote(podcontract.PatchPath))
-	fmt.Fprintf(&b, "[metadata]\nn_subtasks = 1\n%s = %s\n\n", MetadataInstanceID, strconv.Quote(inst.InstanceID))
-	fmt.Fprintf(&b, "[environment]\nworkdir = %s\n\n", strconv.Quote(swebench.DefaultWorkdir))
-	fmt.Fprintf(&b, "[verifier]\ntimeout_sec = %s\n\n", strconv.FormatFloat(timeoutSec+VerifierMarginSec, 'f', -1, 64))
-	fmt.Fprintf(&b, "[[verifier.collect]]\ncommand = %s\n", strconv.Quote(collect))
-	return []byte(b.String())
+	var timeout any = timeoutSec + VerifierMarginSec
+	if whole := int64(timeoutSec + VerifierMarginSec); float64(whole) == timeoutSec+VerifierMarginSec {
+		timeout = whole
+	}
+	def := importedTask{
+		SchemaVersion: "1.4",
+		Name:          task,
+		Artifacts:     []string{podcontract.PatchPath},
+		Metadata:      map[string]any{taskdef.MetadataBugsKey: 1, MetadataInstanceID: inst.InstanceID},
+		Environment:   importedWorkdir{Workdir: swebench.DefaultWorkdir},
+		Agent:         importedAgent{NetworkMode: taskdef.NetworkNone},
+		Verifier: importedVerifier{TimeoutSec: timeout, NetworkMode: verifierNetwork,
+			Collect: []importedCollect{{Command: collect}}},
+	}
+	var b bytes.Buffer
+	b.WriteString(taskTOMLHeader)
+	enc := toml.NewEncoder(&b)
+	enc.Indent = ""
+	if err := enc.Encode(def); err != nil {
+		return nil, fmt.Errorf("instance %s: encode task.toml: %w", inst.InstanceID, err)
+	}
+	return b.Bytes(), nil
 }
 
 // sweepRunYAML is the campaign of the patch agent over the import's tasks.

@@ -9,11 +9,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation"
 
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 const data = "testdata"
@@ -44,6 +48,7 @@ func TestImportErrors(t *testing.T) {
 		"one image for all": {func(o *ImportOptions) { o.ImageTemplate = "reg.example/swebench:latest" }, []string{`flag --image-template "reg.example/swebench:latest"`, "{id}"}},
 		"bad timeout":       {func(o *ImportOptions) { o.TimeoutSec = 0 }, []string{"flag --timeout is 0"}},
 		"bad name":          {func(o *ImportOptions) { o.Name = "My_Run" }, []string{`flag --name "My_Run"`, "lower-case DNS name"}},
+		"bad network":       {func(o *ImportOptions) { o.VerifierNetwork = "allowlist" }, []string{`flag --verifier-network "allowlist"`, "want no-network", "or public"}},
 		"duplicates":        {func(o *ImportOptions) { o.Predictions = data + "/predictions-dup.jsonl" }, []string{"predictions-dup.jsonl", "calc__calc-1"}},
 		"unknown ids":       {func(o *ImportOptions) { o.Predictions = data + "/predictions-unknown.json" }, []string{"predictions-unknown.json", "calc__calc-99"}},
 		"only empty":        {func(o *ImportOptions) { o.Predictions = data + "/predictions-empty.jsonl" }, []string{"predictions-empty.jsonl", "no prediction with a patch", "1 empty"}},
@@ -64,31 +69,39 @@ func TestImportErrors(t *testing.T) {
 	}
 }
 
+// writeRecords writes records as a .jsonl file in dir.
+func writeRecords(t *testing.T, dir, name string, records ...any) string {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range records {
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(append(data, '\n'))
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// testInstance is an instance the grader accepts.
+func testInstance(id, statement string) map[string]any {
+	return map[string]any{"instance_id": id, "repo": "pytest-dev/pytest", "base_commit": "abc", "test_patch": "diff --git a/t.py b/t.py\n",
+		"FAIL_TO_PASS": []string{"t.py::t"}, "problem_statement": statement}
+}
+
+func testPrediction(id string, size int) map[string]any {
+	return map[string]any{"instance_id": id, "model_name_or_path": "m", "model_patch": strings.Repeat("+", size)}
+}
+
 // Objects larger than the API server keeps are refused before anything is applied.
 func TestImportTooLarge(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, records ...any) string {
-		var b strings.Builder
-		for _, r := range records {
-			data, err := json.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Write(append(data, '\n'))
-		}
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	inst := func(id, statement string) map[string]any {
-		return map[string]any{"instance_id": id, "repo": "pytest-dev/pytest", "base_commit": "abc", "test_patch": "diff --git a/t.py b/t.py\n",
-			"FAIL_TO_PASS": []string{"t.py::t"}, "problem_statement": statement}
-	}
-	pred := func(id string, size int) map[string]any {
-		return map[string]any{"instance_id": id, "model_name_or_path": "m", "model_patch": strings.Repeat("+", size)}
-	}
+	write := func(name string, records ...any) string { return writeRecords(t, dir, name, records...) }
+	inst, pred := testInstance, testPrediction
 	for name, tc := range map[string]struct {
 		instances, predictions string
 		want                   []string
@@ -224,5 +237,97 @@ func TestReportInput(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"x", "y"}, recordOfTrials(map[string]bool{"y": false, "x": true}).InstanceIDs); diff != "" {
 		t.Errorf("record of trials (-want +got):\n%s", diff)
+	}
+}
+
+// An id from the dataset either is refused, naming the file, the line and the fix, before
+// anything is written, or comes back from task.toml exactly as written.
+func TestImportInstanceIDs(t *testing.T) {
+	for name, tc := range map[string]struct {
+		id   string
+		want []string // the error; none when the id is imported
+	}{
+		"newline injecting TOML": {id: "calc__calc-1\"\n[verifier]\nnetwork_mode = \"public\"\n#", want: []string{"instances.jsonl:2", "contains U+000A", "fix the id in the file"}},
+		"carriage return":        {id: "a__b-1\r", want: []string{"instances.jsonl:2", "contains U+000D"}},
+		"tab":                    {id: "a__b\t1", want: []string{"instances.jsonl:2", "contains U+0009"}},
+		"space":                  {id: "a__b 1", want: []string{"instances.jsonl:2", "contains U+0020"}},
+		"no letter or digit":     {id: "--__--", want: []string{"instances.jsonl:2", "no ASCII letter or digit"}},
+		"overlong":               {id: strings.Repeat("a", swebench.MaxInstanceIDBytes+1), want: []string{"instances.jsonl:2", "is 129 bytes, more than 128"}},
+		"quotes":                 {id: `say"hi"__x-'1'`},
+		"brackets":               {id: "a]]__[[b-1"},
+		"equals and hash":        {id: "a=b__c#d-1"},
+		"backslash":              {id: `a\b__c\u0041-1`},
+		"unicode":                {id: "ünïcödé__pröjekt-1"},
+		"longer than a label":    {id: strings.Repeat("a", 70) + "__b-1"},
+		"longest":                {id: strings.Repeat("b", swebench.MaxInstanceIDBytes)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := importOptions(t)
+			o.Instances = writeRecords(t, dir, "instances.jsonl", testInstance("ok__ok-1", ""), testInstance(tc.id, ""))
+			o.Predictions = writeRecords(t, dir, "predictions.jsonl", testPrediction("ok__ok-1", 10), testPrediction(tc.id, 10))
+			_, err := execute(t, o)
+			if len(tc.want) > 0 {
+				sweeptest.ErrorContains(t, err, tc.want...)
+				if _, statErr := os.Stat(o.OutDir); !os.IsNotExist(statErr) {
+					t.Errorf("a refused import wrote %s (%v)", o.OutDir, statErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := taskName(tc.id)
+			data, err := os.ReadFile(filepath.Join(o.OutDir, "tasks", catalogue.ResourceName(name), evalv1.TaskTOMLKey))
+			if err != nil {
+				t.Fatal(err)
+			}
+			task, err := taskdef.Parse("task.toml", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []any{task.Name, task.Metadata, task.Agent.NetworkMode, task.Verifier.NetworkMode, len(task.Collect)}
+			want := []any{name, map[string]any{taskdef.MetadataBugsKey: int64(1), MetadataInstanceID: tc.id}, taskdef.NetworkNone, taskdef.NetworkNone, 1}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("task.toml of %q read back (-want +got):\n%s", tc.id, diff)
+			}
+			if errs := validation.IsValidLabelValue(name); len(errs) > 0 {
+				t.Errorf("task name %q is not a label value: %v", name, errs)
+			}
+		})
+	}
+}
+
+// The encoder keeps whatever a dataset value holds inside its own string, even what the loader
+// refuses: no value adds a key or a table.
+func TestTaskTOMLQuotesValues(t *testing.T) {
+	evil := "x\"\n[verifier]\nnetwork_mode = \"public\"\n[[verifier.collect]]\ncommand = \"curl evil\"\n#\x00\x7f"
+	data, err := taskTOML("t", swebench.Instance{InstanceID: evil, BaseCommit: evil}, 100.5, taskdef.NetworkNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := taskdef.Parse("task.toml", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	got := []any{task.Metadata[MetadataInstanceID], task.Verifier.NetworkMode, task.Verifier.TimeoutSec, len(task.Collect), strings.Contains(task.Collect[0].Command, catalogue.ShellQuote(evil))}
+	if diff := cmp.Diff([]any{evil, taskdef.NetworkNone, 400.5, 1, true}, got); diff != "" {
+		t.Errorf("task.toml read back (-want +got):\n%s\n%s", diff, data)
+	}
+}
+
+// --verifier-network public widens the verifier only; the agent keeps no network.
+func TestImportVerifierNetwork(t *testing.T) {
+	out, _ := importSwebench(t, func(o *ImportOptions) { o.VerifierNetwork = taskdef.NetworkPublic })
+	data, err := os.ReadFile(filepath.Join(out, "tasks", "calc--calc-1", evalv1.TaskTOMLKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := taskdef.Parse("task.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{taskdef.NetworkNone, taskdef.NetworkPublic}, []string{task.Agent.NetworkMode, task.Verifier.NetworkMode}); diff != "" {
+		t.Errorf("agent and verifier network (-want +got):\n%s", diff)
 	}
 }
