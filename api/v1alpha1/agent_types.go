@@ -137,9 +137,8 @@ type Placement struct {
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 }
 
-// PodSecurity sets who the main container of each trial Pod (the agent and the verifier, and
-// the init container that copies an external agent's bundle) runs as, and which capabilities
-// it keeps beyond the default set. By default it runs as its image's own user, keeping only
+// PodSecurity sets who the main container of each trial Pod (the agent or the verifier) runs
+// as, and which capabilities it keeps beyond the default set. By default it runs as its image's own user, keeping only
 // CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID and SETUID (docs/design.md §4.1). Privilege
 // escalation is always off and seccomp is always RuntimeDefault.
 // +kubebuilder:validation:XValidation:rule="!has(self.runAsNonRoot) || !self.runAsNonRoot || !has(self.runAsUser) || self.runAsUser != 0",message="runAsNonRoot is true but runAsUser is 0: set a non-zero runAsUser or drop runAsNonRoot"

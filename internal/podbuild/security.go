@@ -37,9 +37,10 @@ type Security struct {
 	Hook *corev1.SecurityContext
 	// Main: the agent or verifier container, in the task's image.
 	Main *corev1.SecurityContext
-	// Bundle: the init container copying an external agent's bundle into the main container's
-	// volume; it runs as the main container's user, so that the copy is that user's, with no
-	// capabilities, since it only reads its own image and writes an emptyDir.
+	// Bundle: the init container copying an external agent's bundle into an emptyDir, with no
+	// capabilities: it reads its own image and writes a directory it owns. It keeps the agent
+	// image's user whatever the policy, because the copy sets the mode of the emptyDir's root,
+	// which only its owner (the kubelet's uid 0) may do without FOWNER.
 	Bundle *corev1.SecurityContext
 }
 
@@ -80,9 +81,6 @@ func PodSecurity(policy *evalv1.PodSecurity) Security {
 		Bundle: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			RunAsUser:                copyInt64(policy.RunAsUser),
-			RunAsGroup:               copyInt64(policy.RunAsGroup),
-			RunAsNonRoot:             copyBool(policy.RunAsNonRoot),
 		},
 	}
 }

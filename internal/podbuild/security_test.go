@@ -47,14 +47,13 @@ func TestPodSecurity(t *testing.T) {
 			Bundle: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: dropAll},
 		},
 	}, {
-		name:   "non-root user: main and bundle run as it, the hook containers keep their own",
+		name:   "non-root user: the main container runs as it, the others keep their own",
 		policy: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), RunAsGroup: ptr.To[int64](100), RunAsNonRoot: ptr.To(true)},
 		want: Security{Pod: pod, Hook: hook,
 			Main: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false),
 				Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: defaultCaps},
 				RunAsUser:    ptr.To[int64](1000), RunAsGroup: ptr.To[int64](100), RunAsNonRoot: ptr.To(true)},
-			Bundle: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: dropAll,
-				RunAsUser: ptr.To[int64](1000), RunAsGroup: ptr.To[int64](100), RunAsNonRoot: ptr.To(true)},
+			Bundle: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: dropAll},
 		},
 	}, {
 		name:   "extra capabilities go to the main container only, once each",
@@ -72,8 +71,7 @@ func TestPodSecurity(t *testing.T) {
 			Main: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false),
 				Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: defaultCaps},
 				RunAsUser:    ptr.To[int64](0)},
-			Bundle: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: dropAll,
-				RunAsUser: ptr.To[int64](0)},
+			Bundle: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: dropAll},
 		},
 	}}
 	for _, tc := range cases {
