@@ -136,3 +136,34 @@ type Placement struct {
 	// +optional
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 }
+
+// PodSecurity sets who the main container of each trial Pod (the agent or the verifier) runs
+// as, and which capabilities it keeps beyond the default set. By default it runs as its image's own user, keeping only
+// CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID and SETUID (docs/design.md §4.1). Privilege
+// escalation is always off and seccomp is always RuntimeDefault.
+// +kubebuilder:validation:XValidation:rule="!has(self.runAsNonRoot) || !self.runAsNonRoot || !has(self.runAsUser) || self.runAsUser != 0",message="runAsNonRoot is true but runAsUser is 0: set a non-zero runAsUser or drop runAsNonRoot"
+type PodSecurity struct {
+	// RunAsUser is the uid of the main container; unset keeps the image's user.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	RunAsUser *int64 `json:"runAsUser,omitempty"`
+	// RunAsGroup is the primary gid of the main container; unset keeps the image's group.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
+	// RunAsNonRoot makes the kubelet refuse to start the main container as uid 0: set it for
+	// images whose user is not root, so that a change of image cannot silently run as root.
+	// +optional
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
+	// AddCapabilities are kept by the main container on top of the default set, for example
+	// NET_BIND_SERVICE for a task that serves on a port below 1024. SYS_ADMIN and ALL cannot be
+	// added: privilege escalation is off, and the API server refuses SYS_ADMIN with it.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Pattern=`^[A-Z][A-Z_]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.exists(c, c in ['ALL', 'SYS_ADMIN', 'CAP_SYS_ADMIN'])",message="addCapabilities cannot hold ALL or SYS_ADMIN: trial Pods never escalate privilege"
+	AddCapabilities []string `json:"addCapabilities,omitempty"`
+}

@@ -27,6 +27,7 @@ type TaskSelection struct {
 // +kubebuilder:validation:XValidation:rule="self.attempts == oldSelf.attempts",message="spec.attempts is immutable: create a new SweepRun to change the attempts"
 // +kubebuilder:validation:XValidation:rule="has(self.timeouts) == has(oldSelf.timeouts) && (!has(self.timeouts) || self.timeouts == oldSelf.timeouts)",message="spec.timeouts is immutable: create a new SweepRun to change the timeouts"
 // +kubebuilder:validation:XValidation:rule="has(self.resources) == has(oldSelf.resources) && (!has(self.resources) || self.resources == oldSelf.resources)",message="spec.resources is immutable: create a new SweepRun to change the resources"
+// +kubebuilder:validation:XValidation:rule="has(self.podSecurity) == has(oldSelf.podSecurity) && (!has(self.podSecurity) || self.podSecurity == oldSelf.podSecurity)",message="spec.podSecurity is immutable: create a new SweepRun to change the pod security"
 type SweepRunSpec struct {
 	Tasks TaskSelection `json:"tasks"`
 	Agent AgentSpec     `json:"agent"`
@@ -51,6 +52,10 @@ type SweepRunSpec struct {
 	Resources *ResourcePolicy `json:"resources,omitempty"`
 	// +optional
 	Placement Placement `json:"placement,omitempty"`
+	// PodSecurity sets the user and extra capabilities of the trials' main containers; unset
+	// runs them as their image's user with the default capabilities.
+	// +optional
+	PodSecurity *PodSecurity `json:"podSecurity,omitempty"`
 	// QueueName is the Kueue LocalQueue the trial Jobs are submitted to.
 	// +optional
 	QueueName string `json:"queueName,omitempty"`

@@ -70,6 +70,9 @@ type TaskTrialSpec struct {
 	Resources *ResourcePolicy `json:"resources,omitempty"`
 	// +optional
 	Placement Placement `json:"placement,omitempty"`
+	// PodSecurity is the run's spec.podSecurity, copied.
+	// +optional
+	PodSecurity *PodSecurity `json:"podSecurity,omitempty"`
 	// +optional
 	QueueName string `json:"queueName,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
@@ -89,6 +90,7 @@ func TestTrialSpec(t *testing.T) {
 		Agent:     evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}},
 		Tasks:     evalv1.TaskSelection{Names: []string{"calc"}, Bugs: map[string][]string{"calc": {"b1"}}},
 		QueueName: "q", RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2},
+		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
 	}}
 	got := TrialSpec(run, Task{Name: "calc", ConfigMap: taskCM("t-calc", "calc")}, 2)
 	want := evalv1.TaskTrialSpec{
@@ -96,6 +98,7 @@ func TestTrialSpec(t *testing.T) {
 		Definition: `name = "calc"`, InstructionConfigMap: "t-calc", SolutionConfigMap: "t-calc-solution", Grader: "swesweep",
 		Agent: evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, Bugs: []string{"b1"}, BugsTotal: 1,
 		RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2}, QueueName: "q",
+		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TrialSpec (-want +got):\n%s", diff)

@@ -115,6 +115,7 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 		Timeouts:        run.Spec.Timeouts.DeepCopy(),
 		Resources:       run.Spec.Resources.DeepCopy(),
 		Placement:       *run.Spec.Placement.DeepCopy(),
+		PodSecurity:     run.Spec.PodSecurity.DeepCopy(),
 		QueueName:       run.Spec.QueueName,
 	}
 	if _, ok := cm.Data[evalv1.InstructionKey]; ok {

@@ -55,7 +55,7 @@ type agentPodParts struct {
 	env            []corev1.EnvVar
 }
 
-func agentParts(trial *evalv1.TaskTrial) agentPodParts {
+func agentParts(trial *evalv1.TaskTrial, bundleSecurity *corev1.SecurityContext) agentPodParts {
 	a := trial.Spec.Agent
 	kind := selectedKind(a)
 	var p agentPodParts
@@ -85,6 +85,7 @@ func agentParts(trial *evalv1.TaskTrial) agentPodParts {
 				{Name: volBin, MountPath: podcontract.BinDir, ReadOnly: true},
 				{Name: volBundle, MountPath: podcontract.AgentBundleDir},
 			},
+			SecurityContext: bundleSecurity,
 		})
 		p.mounts = append(p.mounts, corev1.VolumeMount{Name: volBundle, MountPath: podcontract.AgentBundleDir})
 	}

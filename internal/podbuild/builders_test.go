@@ -31,6 +31,10 @@ func (w *trialWrapper) placement(p evalv1.Placement) *trialWrapper {
 	w.Spec.Placement = p
 	return w
 }
+func (w *trialWrapper) podSecurity(p evalv1.PodSecurity) *trialWrapper {
+	w.Spec.PodSecurity = &p
+	return w
+}
 func (w *trialWrapper) timeouts(agent, verifier string) *trialWrapper {
 	w.Spec.Timeouts = &evalv1.TimeoutPolicy{AgentMultiplier: agent, VerifierMultiplier: verifier}
 	return w

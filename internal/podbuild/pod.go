@@ -52,13 +52,15 @@ func podSpec(in JobInput) corev1.PodSpec {
 		{Name: volStageLogs, MountPath: stageLogDir(stage)},
 		{Name: volSpec, MountPath: podcontract.SpecDir, ReadOnly: true},
 	}
+	security := PodSecurity(trial.Spec.PodSecurity)
 	mainMounts := append([]corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir, ReadOnly: true}}, shared...)
 	var env []corev1.EnvVar
 	initContainers := []corev1.Container{{
-		Name:         InstallContainer,
-		Image:        in.HookImage,
-		Command:      []string{"/sweep-hook", "install", podcontract.BinDir},
-		VolumeMounts: []corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir}},
+		Name:            InstallContainer,
+		Image:           in.HookImage,
+		Command:         []string{"/sweep-hook", "install", podcontract.BinDir},
+		VolumeMounts:    []corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir}},
+		SecurityContext: security.Hook,
 	}}
 
 	if stage == podcontract.StageAgent {
@@ -69,7 +71,7 @@ func podSpec(in JobInput) corev1.PodSpec {
 			}}})
 			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volTask, MountPath: podcontract.TaskDir, ReadOnly: true})
 		}
-		parts := agentParts(trial)
+		parts := agentParts(trial, security.Bundle)
 		volumes = append(volumes, parts.volumes...)
 		mainMounts = append(mainMounts, parts.mounts...)
 		initContainers = append(initContainers, parts.initContainers...)
@@ -93,6 +95,9 @@ func podSpec(in JobInput) corev1.PodSpec {
 		Command:       []string{"/sweep-hook", "collect"},
 		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 		VolumeMounts:  shared,
+		// A non-root collector can write its termination message: the kubelet makes the file
+		// world-writable.
+		SecurityContext: security.Hook,
 		// The summary must survive even when the collector's log is gone.
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
@@ -111,15 +116,17 @@ func podSpec(in JobInput) corev1.PodSpec {
 		Tolerations:                   trial.Spec.Placement.Tolerations,
 		PriorityClassName:             trial.Spec.Placement.PriorityClassName,
 		ImagePullSecrets:              trial.Spec.Placement.ImagePullSecrets,
+		SecurityContext:               security.Pod,
 		InitContainers:                initContainers,
 		Containers: []corev1.Container{{
-			Name:         MainContainer(stage),
-			Image:        stageImage(in),
-			Command:      []string{podcontract.HookPath, stageVerb(stage)},
-			WorkingDir:   workdir,
-			Env:          env,
-			Resources:    in.Resources,
-			VolumeMounts: mainMounts,
+			Name:            MainContainer(stage),
+			Image:           stageImage(in),
+			Command:         []string{podcontract.HookPath, stageVerb(stage)},
+			WorkingDir:      workdir,
+			Env:             env,
+			Resources:       in.Resources,
+			VolumeMounts:    mainMounts,
+			SecurityContext: security.Main,
 		}},
 		Volumes: volumes,
 	}

@@ -103,10 +103,13 @@ var _ = Describe("sample campaigns", func() {
 			for _, v := range p.Spec.Volumes {
 				Expect(v.Projected).To(BeNil(), "pod %s has a projected volume %s", p.Name, v.Name)
 			}
+			Expect(p.Spec.SecurityContext.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault), p.Name)
 			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
 				for _, m := range c.VolumeMounts {
 					Expect(m.MountPath).NotTo(HavePrefix("/var/run/secrets/kubernetes.io"), "pod %s container %s", p.Name, c.Name)
 				}
+				Expect(c.SecurityContext.AllowPrivilegeEscalation).To(HaveValue(BeFalse()), "pod %s container %s", p.Name, c.Name)
+				Expect(c.SecurityContext.Capabilities.Drop).To(ConsistOf(corev1.Capability("ALL")), "pod %s container %s", p.Name, c.Name)
 			}
 		}
 
@@ -193,6 +196,24 @@ true`
 			for _, line := range strings.Split(patch, "\n") {
 				Expect(line).NotTo(HavePrefix("+/"), "the agent found %s", strings.TrimPrefix(line, "+"))
 			}
+		}
+	})
+
+	It("runs the agent with no new privileges, seccomp and only the default capabilities", func() {
+		ns := catalogueNamespace("caps")
+		sr := newRun(ns, "caps", probe(`grep -E '^(Uid|CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status > security.txt`))
+		sr.Spec.Tasks.Names = []string{"sweep-samples__textkit"}
+		Expect(k8s.Create(context.Background(), sr)).To(Succeed())
+		waitFinished(ns, "caps")
+		trials := trialsOf(ns, "caps")
+		Expect(trials).To(HaveLen(1))
+		secret := &corev1.Secret{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: trials[0].Status.Patch.SecretName}, secret)).To(Succeed())
+		patch := string(secret.Data[podcontract.PatchKey])
+		// 0xeb: CHOWN(0) DAC_OVERRIDE(1) FOWNER(3) KILL(5) SETGID(6) SETUID(7), podbuild.DefaultMainCapabilities;
+		// Seccomp 2 is filter mode (RuntimeDefault).
+		for _, line := range []string{"+Uid:\t0\t0\t0\t0", "+CapEff:\t00000000000000eb", "+CapBnd:\t00000000000000eb", "+NoNewPrivs:\t1", "+Seccomp:\t2"} {
+			Expect(patch).To(ContainSubstring(line), "security.txt in the agent's patch:\n%s", patch)
 		}
 	})
 

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
@@ -38,6 +39,21 @@ var _ = Describe("SweepRun validation by the API server", func() {
 		Entry("scaled resources without a scale", func(r *evalv1.SweepRun) {
 			r.Spec.Resources = &evalv1.ResourcePolicy{Mode: evalv1.ResourcesScaled}
 		}, "mode Scaled needs scale"),
+		Entry("runAsNonRoot with uid 0", func(r *evalv1.SweepRun) {
+			r.Spec.PodSecurity = &evalv1.PodSecurity{RunAsUser: ptr.To[int64](0), RunAsNonRoot: ptr.To(true)}
+		}, "spec.podSecurity: Invalid value: runAsNonRoot is true but runAsUser is 0"),
+		Entry("SYS_ADMIN added", func(r *evalv1.SweepRun) {
+			r.Spec.PodSecurity = &evalv1.PodSecurity{AddCapabilities: []string{"NET_RAW", "SYS_ADMIN"}}
+		}, "spec.podSecurity.addCapabilities: Invalid value: addCapabilities cannot hold ALL or SYS_ADMIN"),
+		Entry("ALL added", func(r *evalv1.SweepRun) {
+			r.Spec.PodSecurity = &evalv1.PodSecurity{AddCapabilities: []string{"ALL"}}
+		}, "addCapabilities cannot hold ALL or SYS_ADMIN"),
+		Entry("a lower-case capability", func(r *evalv1.SweepRun) {
+			r.Spec.PodSecurity = &evalv1.PodSecurity{AddCapabilities: []string{"net_raw"}}
+		}, "spec.podSecurity.addCapabilities[0]: Invalid value: \"net_raw\""),
+		Entry("a negative uid", func(r *evalv1.SweepRun) {
+			r.Spec.PodSecurity = &evalv1.PodSecurity{RunAsUser: ptr.To[int64](-1)}
+		}, "spec.podSecurity.runAsUser: Invalid value: -1"),
 		Entry("too many infrastructure retries", func(r *evalv1.SweepRun) { r.Spec.RetryPolicy.InfrastructureRetries = 50 },
 			"spec.retryPolicy.infrastructureRetries: Invalid value: 50"),
 	)
@@ -69,6 +85,12 @@ var _ = Describe("SweepRun validation by the API server", func() {
 		err = k8s.Update(ctx, changed)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("spec.timeouts is immutable"))
+
+		changed = run.DeepCopy()
+		changed.Spec.PodSecurity = &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000)}
+		err = k8s.Update(ctx, changed)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("spec.podSecurity is immutable: create a new SweepRun to change the pod security"))
 
 		changed = run.DeepCopy()
 		changed.Spec.Parallelism = 3
