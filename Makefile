@@ -45,7 +45,7 @@ test: manifests generate envtest
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(SETUP_ENVTEST_DIR) $(GO) test -p 2 ./... 
 
 ## test-corpus: the corpus tests over the real task.toml corpus, e.g.
-## make test-corpus CORPUS=../shared/corpus/swe-sweep/tasks (fails when CORPUS is missing or empty,
+## make test-corpus CORPUS=/path/to/swe-sweep/tasks (fails when CORPUS is missing or empty,
 ## or uses a key path or TOML type that internal/taskdef/testdata/corpus lacks).
 CORPUS_TESTS := ^(TestLoadSWESweepCorpus|TestTasksValidateCorpus)$$
 test-corpus:

@@ -17,7 +17,7 @@ import (
 )
 
 // CorpusEnv names the environment variable that selects the real corpus: the folder of task
-// directories, each with a task.toml (shared/corpus/swe-sweep/tasks).
+// directories, each with a task.toml (the SWE-sweep release: 100 tasks).
 const CorpusEnv = "SWEEP_CORPUS"
 
 // Corpus is the folder of task directories a corpus test reads and what its tasks add up to.
@@ -29,7 +29,7 @@ type Corpus struct {
 	Bugs  int
 }
 
-// The totals of each corpus: the SWE-sweep release in shared/, and the testdata.
+// The totals of each corpus: the SWE-sweep release, and the testdata.
 const (
 	realTasks, realBugs         = 100, 4068
 	testdataTasks, testdataBugs = 3, 29

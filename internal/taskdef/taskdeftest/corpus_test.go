@@ -138,7 +138,7 @@ func TestLoadErrors(t *testing.T) {
 		value string
 		want  []string
 	}{
-		"relative":     {"../shared/corpus", []string{`SWEEP_CORPUS="../shared/corpus": want an absolute path`}},
+		"relative":     {"relative/corpus", []string{`SWEEP_CORPUS="relative/corpus": want an absolute path`}},
 		"missing":      {filepath.Join(empty, "nope"), []string{"the corpus is missing"}},
 		"empty folder": {empty, []string{"no */task.toml there"}},
 		"pairs the testdata lacks": {extra, []string{
