@@ -13,12 +13,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
-
-// GraderSweSweep is the grader annotation of a task with a SWE-sweep grading bundle
-// (tests/bundle.json, docs/task-format.md).
-const GraderSweSweep = "swesweep"
 
 // Entry is one task of the catalogue.
 type Entry struct {
@@ -65,7 +62,7 @@ func Plan(dirs []*taskdef.Dir, registry string) ([]Entry, error) {
 		}
 		e := Entry{Dir: d, ConfigMap: cm, Images: images}
 		if _, err := os.Stat(filepath.Join(d.Path, TestsDir, "bundle.json")); err == nil {
-			e.Grader = GraderSweSweep
+			e.Grader = pc.GraderSWESweep // a SWE-sweep grading bundle: tests/bundle.json (docs/task-format.md)
 		}
 		if e.SolutionFiles, err = solutionFiles(d); err != nil {
 			return nil, err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -38,7 +37,7 @@ func apiGraderNames(t *testing.T) []string {
 }
 
 func TestRegistryIsConsistent(t *testing.T) {
-	names := append(apiGraderNames(t), pc.GraderTestScript, pc.GraderSWESweep, pc.GraderSWEBench, catalogue.GraderSweSweep)
+	names := append(apiGraderNames(t), pc.GraderTestScript, pc.GraderSWESweep, pc.GraderSWEBench)
 	for _, name := range names {
 		if _, err := Lookup(name); err != nil {
 			t.Errorf("the API or pod contract can name grader %q, but: %v", name, err)
