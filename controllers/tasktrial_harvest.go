@@ -120,7 +120,10 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 	}
 	data := map[string][]byte{}
 	size := 0
-	for _, key := range []string{podcontract.RecordReward, podcontract.RecordSWEBenchReport, podcontract.RecordEval} {
+	// In order of what to keep when they do not all fit: the result, the grader's own outputs
+	// (SWE-bench's report.json), then eval.json.
+	keys := append(append([]string{podcontract.RecordReward}, s.grader.Outputs()...), podcontract.RecordEval)
+	for _, key := range keys {
 		if b, ok := outputs[key]; ok && size+len(b) <= podbuild.MaxSecretPayload {
 			data[key] = b
 			size += len(b)

@@ -32,6 +32,7 @@ type trialScope struct {
 	trial     *evalv1.TaskTrial
 	now       time.Time
 	task      *taskdef.Task
+	grader    grading.Grader
 	timeouts  podbuild.Timeouts
 	resources corev1.ResourceRequirements
 }
@@ -88,11 +89,10 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	if _, err := podbuild.AgentKind(s.trial); err != nil {
 		return fail(err.Error())
 	}
-	grader, err := grading.Lookup(spec.Grader)
-	if err != nil {
+	if s.grader, err = grading.Lookup(spec.Grader); err != nil {
 		return fail(fmt.Sprintf("spec.grader of task %q: %v", spec.Task, err))
 	}
-	if err := grader.ValidateTrial(grading.TrialOptions{Task: spec.Task, Bugs: spec.Bugs}); err != nil {
+	if err := s.grader.ValidateTrial(grading.TrialOptions{Task: spec.Task, Bugs: spec.Bugs}); err != nil {
 		return fail(err.Error())
 	}
 	if s.timeouts, err = podbuild.StageTimeouts(s.trial, task); err != nil {

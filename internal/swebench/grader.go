@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
@@ -27,8 +28,6 @@ import (
 const (
 	InstanceFile = "instance.json"
 	GradingFile  = "grading.json"
-	ReportFile   = "report.json"
-	EvalFile     = "eval.json"
 )
 
 // DefaultTimeoutSec is the official harness's timeout for one instance's tests.
@@ -372,11 +371,11 @@ func writeGraderOutputs(dir string, result reward.Result, ev *GraderEval, report
 	}
 	// Without a report, one left by an earlier run is removed: it would count this error
 	// instance as completed.
-	reportFile := steps.File{Name: ReportFile}
+	reportFile := steps.File{Name: pc.RecordSWEBenchReport}
 	if report != nil {
 		if reportFile.Data, err = steps.IndentedJSON(report); err != nil {
 			return err
 		}
 	}
-	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: EvalFile, Data: eb}, reportFile)
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, reportFile)
 }

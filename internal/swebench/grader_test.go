@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -106,7 +107,7 @@ func TestRunGraderForReal(t *testing.T) {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(out, ReportFile), []byte("{}"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(out, pc.RecordSWEBenchReport), []byte("{}"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			var log bytes.Buffer
@@ -124,11 +125,11 @@ func TestRunGraderForReal(t *testing.T) {
 				t.Errorf("reward.json differs from the returned reward:\n%s", diff)
 			}
 			var ev GraderEval
-			sweeptest.ReadJSON(t, filepath.Join(out, EvalFile), &ev)
+			sweeptest.ReadJSON(t, filepath.Join(out, pc.RecordEval), &ev)
 			if ev.Error != tc.wantError || ev.InstanceID != inst.InstanceID || ev.Patch == nil || ev.Patch.Method != tc.wantMethod {
 				t.Errorf("eval.json: error %q, instance %q, patch %+v; want error %q, method %q", ev.Error, ev.InstanceID, ev.Patch, tc.wantError, tc.wantMethod)
 			}
-			rep, err := ReadReport(filepath.Join(out, ReportFile))
+			rep, err := ReadReport(filepath.Join(out, pc.RecordSWEBenchReport))
 			switch {
 			case tc.wantReport && err != nil:
 				t.Errorf("no report.json: %v", err)
@@ -246,11 +247,11 @@ func TestRunGraderFailures(t *testing.T) {
 			var onDisk reward.Result
 			sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &onDisk)
 			var ev GraderEval
-			sweeptest.ReadJSON(t, filepath.Join(out, EvalFile), &ev)
+			sweeptest.ReadJSON(t, filepath.Join(out, pc.RecordEval), &ev)
 			if onDisk.Measured() || ev.GraderError != err.Error() {
 				t.Errorf("reward.json %v, eval.json grader_error %q; want grader_failed and %q", onDisk, ev.GraderError, err)
 			}
-			if _, err := os.Stat(filepath.Join(out, ReportFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(out, pc.RecordSWEBenchReport)); err == nil {
 				t.Error("a failed grader wrote report.json")
 			}
 		})

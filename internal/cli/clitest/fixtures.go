@@ -22,6 +22,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/cli/tasks"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
@@ -116,7 +117,7 @@ func (w *TrialWrapper) Create(t testing.TB, cl client.Client) *evalv1.TaskTrial 
 func (w *TrialWrapper) FinishWithEval(t testing.TB, cl client.Client, evalJSON string) *evalv1.TaskTrial {
 	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: podbuild.ResultsSecretName(w.Name)},
-		Data: map[string][]byte{"eval.json": []byte(evalJSON), reward.FileJSON: RewardJSON(t, w.Status.Rewards)}}
+		Data: map[string][]byte{podcontract.RecordEval: []byte(evalJSON), reward.FileJSON: RewardJSON(t, w.Status.Rewards)}}
 	if err := cl.Create(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}

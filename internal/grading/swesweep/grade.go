@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
@@ -151,7 +152,7 @@ func writeOutputs(dir string, result reward.Result, ev *Eval) error {
 	if err != nil {
 		return err
 	}
-	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: "eval.json", Data: eb})
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb})
 }
 
 type grader struct {
