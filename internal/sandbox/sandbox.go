@@ -76,8 +76,8 @@ func Prepare(workdir string, id Identity) error {
 			return err
 		}
 		if path == gitDir {
-			if err := lockDown(path); err != nil {
-				return err
+			if err := lockDown(path); err != nil || !d.IsDir() {
+				return err // a .git file (a linked work tree) is locked down alone
 			}
 			return fs.SkipDir
 		}
