@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
 // Command is one run of a suite, a build or a script.
@@ -21,6 +22,10 @@ type Command struct {
 	Timeout time.Duration
 	// Grace is how long the tree gets between SIGTERM and SIGKILL.
 	Grace time.Duration
+	// As runs the command as an unprivileged identity (the code under test: builds and
+	// suites) and kills every process of that identity once the command has ended; nil runs
+	// it as this process (the grader's own git and scripts).
+	As *sandbox.Identity
 }
 
 // RunUnderTimeout runs c as a process tree under its timeout. When no time is left it does
@@ -33,8 +38,17 @@ func RunUnderTimeout(ctx context.Context, c Command) proctree.Result {
 	if env == nil {
 		env = os.Environ()
 	}
-	return proctree.Run(ctx, proctree.Cmd{Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env, Output: c.Output,
-		Timeout: c.Timeout, Grace: c.Grace})
+	pc := proctree.Cmd{Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env, Output: c.Output, Timeout: c.Timeout, Grace: c.Grace}
+	if c.As == nil {
+		return proctree.Run(ctx, pc)
+	}
+	pc.Env, pc.Credential = c.As.Env(env), c.As.Credential()
+	res := proctree.Run(ctx, pc)
+	// A process that left the tree's session and dropped its marker is still the identity's.
+	if err := sandbox.Reap(*c.As); err != nil && res.StartErr == nil {
+		res.StartErr = err
+	}
+	return res
 }
 
 // Seconds is how long a finished run took.
