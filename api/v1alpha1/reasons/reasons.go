@@ -36,6 +36,23 @@ const (
 	CollectorInterrupted string = "CollectorInterrupted"
 )
 
+// Reasons of a trial that was measured and scored, usually 0, because of what the agent's patch
+// did: the agent cannot opt out of being scored. The grader (or the controller, for the verifier
+// container's own memory limit) decides them; docs/security.md gives the attribution rule.
+const (
+	// PatchRefused: the agent's patch was refused as not applied, with the reason in the
+	// message: git and the grader read its paths differently, it writes outside the work tree or
+	// into .git, or it could not be read. The trial is graded on the unpatched tree.
+	PatchRefused string = "PatchRefused"
+	// TestsHungOnPatch: a build or test suite ran past its limit on the agent's tree and
+	// finished within it on the unpatched tree, so the hang is the patch's: the trial scores 0.
+	TestsHungOnPatch string = "TestsHungOnPatch"
+	// VerifierOutOfMemory: the verifier container was killed for using more memory than its
+	// own limit while running the agent's code, not evicted by the node: the trial scores 0.
+	// Raise the task's memory_mb if the unpatched tree needs more.
+	VerifierOutOfMemory string = "VerifierOutOfMemory"
+)
+
 // Reasons the trial controller decides from the stage's Job, Pod and collector.
 const (
 	// ImagePullFailed: a container's image could not be pulled. Retried as infrastructure;
@@ -60,8 +77,8 @@ const (
 	// InvalidTask: the trial's spec or its task.toml cannot run as given. The trial is Error
 	// at once; the message names the field and the fix.
 	InvalidTask string = "InvalidTask"
-	// PatchTooLarge: the agent's patch or artifacts exceed what an object can hold. The trial
-	// is Error; shrink the change or configure an artifact bucket.
+	// PatchTooLarge: the agent's patch or artifacts exceed what the collector carries. The
+	// agent produced it, so the trial is graded as having no patch and scores 0.
 	PatchTooLarge string = "PatchTooLarge"
 	// RewardOutOfBounds: the verifier's result claims what the trial cannot have (a reward
 	// outside [0, 1], more bugs resolved than graded, an n_subtasks other than the trial's

@@ -15,6 +15,7 @@ var all = map[string]string{
 	ImagePullFailed:      "ImagePullFailed", PodEvicted: "PodEvicted", NodeLost: "NodeLost", Preempted: "Preempted",
 	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", InvalidTask: "InvalidTask",
 	PatchTooLarge: "PatchTooLarge", RewardOutOfBounds: "RewardOutOfBounds",
+	PatchRefused: "PatchRefused", TestsHungOnPatch: "TestsHungOnPatch", VerifierOutOfMemory: "VerifierOutOfMemory",
 	Completed: "Completed", Graded: "Graded",
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
@@ -26,8 +27,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 25 {
-		t.Errorf("%d reasons pinned, want 25: pin a new reason here", len(all))
+	if len(all) != 28 {
+		t.Errorf("%d reasons pinned, want 28: pin a new reason here", len(all))
 	}
 }
 
