@@ -2,7 +2,12 @@ package grading
 
 import (
 	"flag"
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
 // builtInCommand is how the verifier stage runs a built-in grader: sweep-hook's own
@@ -19,6 +24,9 @@ func builtInCommand(name string, s StageInput) Invocation {
 	if len(s.Bugs) > 0 {
 		args = append(args, "--bugs", strings.Join(s.Bugs, ","))
 	}
+	if !s.Deadline.IsZero() {
+		args = append(args, "--deadline", s.Deadline.UTC().Format(time.RFC3339Nano))
+	}
 	return Invocation{Path: s.Self, Args: args}
 }
 
@@ -26,6 +34,23 @@ func builtInCommand(name string, s StageInput) Invocation {
 func commonFlags(fs *flag.FlagSet, r *Request, patchHelp, outHelp string) {
 	fs.StringVar(&r.PatchPath, "patch", "/logs/artifacts/model.patch", patchHelp)
 	fs.StringVar(&r.OutDir, "out", "/logs/verifier", outHelp)
+	r.TestUser = sandbox.Test
+	fs.Func("test-uid", fmt.Sprintf("uid and gid the build and the tests run as (default %d)", sandbox.Test.UID), func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%q is not a uid other than 0", v)
+		}
+		r.TestUser = sandbox.Identity{UID: uint32(n), GID: uint32(n)}
+		return nil
+	})
+	fs.Func("deadline", "RFC 3339 time by which the result must be written (default: none)", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("%q is not an RFC 3339 time", v)
+		}
+		r.Deadline = t
+		return nil
+	})
 }
 
 // bugList is a comma-separated -bugs flag; empty leaves the list empty (all bugs).

@@ -11,6 +11,9 @@ import (
 	"context"
 	"flag"
 	"io"
+	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
 // Grader is one way the verifier stage grades a trial.
@@ -64,6 +67,10 @@ type StageInput struct {
 	Workdir string
 	// Bugs restricts grading to these bug ids; empty means all.
 	Bugs []string
+	// Deadline is when the grader must have written its result; zero means none. It is the
+	// stage's deadline less a reserve, so that a built-in grader always reports before the
+	// stage is stopped.
+	Deadline time.Time
 }
 
 // Invocation is one command: the program and its arguments.
@@ -83,6 +90,10 @@ type Request struct {
 	Bugs    []string
 	// Oracle grades with the task's own oracle patches instead of the agent's patch.
 	Oracle bool
+	// TestUser is the identity the build and the tests run as (sandbox.Test in a verifier).
+	TestUser sandbox.Identity
+	// Deadline is when the result must be written; zero means none.
+	Deadline time.Time
 	// Log receives progress and the output of every command.
 	Log io.Writer
 }

@@ -1,8 +1,11 @@
 package grading
 
 import (
+	"time"
+
 	"context"
 	"flag"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"io"
 	"os"
 	"path/filepath"
@@ -198,13 +201,18 @@ func TestFlags(t *testing.T) {
 		wantErr string
 	}{
 		"swesweep, defaults": {grader: pc.GraderSWESweep,
-			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier"}},
+			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", TestUser: sandbox.Test}},
 		"swesweep, everything": {grader: pc.GraderSWESweep, args: []string{"-patch", "p", "-out", "o", "-workdir", "w", "-bugs", "b1,b2", "-oracle"},
-			want: Request{Dir: "D", PatchPath: "p", OutDir: "o", Workdir: "w", Bugs: []string{"b1", "b2"}, Oracle: true}},
+			want: Request{Dir: "D", PatchPath: "p", OutDir: "o", Workdir: "w", Bugs: []string{"b1", "b2"}, Oracle: true, TestUser: sandbox.Test}},
+		"swesweep, test user and deadline": {grader: pc.GraderSWESweep, args: []string{"-test-uid", "70000", "-deadline", "2026-12-01T12:00:00.5Z"},
+			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", TestUser: sandbox.Identity{UID: 70000, GID: 70000},
+				Deadline: time.Date(2026, 12, 1, 12, 0, 0, 5e8, time.UTC)}},
+		"swesweep, root is no test user": {grader: pc.GraderSWESweep, args: []string{"-test-uid", "0"}, wantErr: `"0" is not a uid other than 0`},
+		"swesweep, bad deadline":         {grader: pc.GraderSWESweep, args: []string{"-deadline", "soon"}, wantErr: `"soon" is not an RFC 3339 time`},
 		"swesweep, empty bugs": {grader: pc.GraderSWESweep, args: []string{"-bugs", ""},
-			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier"}},
+			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", TestUser: sandbox.Test}},
 		"swebench, defaults": {grader: pc.GraderSWEBench,
-			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", Workdir: swebench.DefaultWorkdir}},
+			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", Workdir: swebench.DefaultWorkdir, TestUser: sandbox.Test}},
 		"swebench, no bugs":     {grader: pc.GraderSWEBench, args: []string{"-bugs", "b1"}, wantErr: "flag provided but not defined: -bugs"},
 		"swebench, no oracle":   {grader: pc.GraderSWEBench, args: []string{"-oracle"}, wantErr: "flag provided but not defined: -oracle"},
 		"test script, no flags": {grader: TestScriptName, args: []string{"-patch", "p"}, wantErr: "flag provided but not defined: -patch"},
