@@ -33,6 +33,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sweep-tasks-check.XXXXXX")
+# The grader runs the builds and the tests as an unprivileged identity: it must reach the trees.
+chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 # The bundles run "python3": make it the interpreter that has pytest.
 mkdir -p "$tmp/bin"

@@ -31,6 +31,6 @@ func (bundleGrader) Flags(fs *flag.FlagSet, r *Request) {
 
 func (bundleGrader) Grade(ctx context.Context, r Request) error {
 	_, err := swesweep.Run(ctx, swesweep.Options{BundleDir: r.Dir, Workdir: r.Workdir, PatchPath: r.PatchPath,
-		OutDir: r.OutDir, Bugs: r.Bugs, Oracle: r.Oracle, Log: r.Log})
+		OutDir: r.OutDir, Bugs: r.Bugs, Oracle: r.Oracle, TestUser: r.TestUser, Deadline: r.Deadline, Log: r.Log})
 	return err
 }

@@ -1,7 +1,10 @@
 package steps
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,22 +12,48 @@ import (
 	"strings"
 )
 
-// Repo is a git work tree and the ref graders put it back to.
+// Repo is a git work tree and the ref graders put it back to. Its Dir may belong to the test
+// identity (sandbox.Prepare); the grader's git runs as root with the tree named safe, which
+// is sound because .git itself stays root's.
 type Repo struct {
 	Dir, Base string
 }
 
-// Git runs git in the work tree; on failure the output is git's message, trimmed.
-func (r Repo) Git(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
+func (r Repo) command(args ...string) *exec.Cmd {
+	dir := r.Dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	cmd := exec.Command("git", append([]string{"-c", "safe.directory=" + dir}, args...)...)
 	cmd.Dir = r.Dir
 	// Paths from patches are file names, never pathspec patterns.
 	cmd.Env = append(os.Environ(), "GIT_LITERAL_PATHSPECS=1")
-	out, err := cmd.CombinedOutput()
+	return cmd
+}
+
+// Git runs git in the work tree; on failure the output is git's message, trimmed.
+func (r Repo) Git(args ...string) (string, error) {
+	out, err := r.command(args...).CombinedOutput()
 	if err != nil {
 		return strings.TrimSpace(string(out)), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return string(out), nil
+}
+
+// GitZ runs git for its NUL-separated standard output; git's messages go into the error.
+func (r Repo) GitZ(args ...string) ([]string, error) {
+	cmd := r.command(args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	fields := strings.Split(string(out), "\x00")
+	if n := len(fields); n > 0 && fields[n-1] == "" {
+		fields = fields[:n-1]
+	}
+	return fields, nil
 }
 
 // Reset puts the work tree back at the base: tracked files reset, untracked files removed
@@ -51,48 +80,160 @@ func (r Repo) Apply(patch string, binary bool) (string, error) {
 	return r.Git(append(args, abs)...)
 }
 
-// Revert reverse-applies a patch file.
-func (r Repo) Revert(patch string) (string, error) {
+// PatchPaths is git's own reading of a patch file: every path git apply would create, change
+// or delete (both names of a rename), after it strips the first component of each name
+// whatever it is, and whether or not the patch has "diff --git" lines. A patch git cannot
+// read is an error with git's message.
+func (r Repo) PatchPaths(patch string) ([]string, error) {
 	abs, err := filepath.Abs(patch)
 	if err != nil {
-		return err.Error(), err
+		return nil, err
 	}
-	return r.Git("apply", "-R", "--whitespace=nowarn", abs)
+	fields, err := r.GitZ("apply", "--numstat", "-z", abs)
+	if err != nil {
+		return nil, err
+	}
+	// Each file is "added\tdeleted\tpath", or "added\tdeleted\t" then the old and new names
+	// of a rename or copy as fields of their own.
+	var paths []string
+	for i := 0; i < len(fields); i++ {
+		parts := strings.SplitN(fields[i], "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("git apply --numstat: unexpected record %q", fields[i])
+		}
+		if parts[2] != "" {
+			paths = append(paths, parts[2])
+			continue
+		}
+		if i+2 >= len(fields) {
+			return nil, errors.New("git apply --numstat: a rename without its two names")
+		}
+		paths = append(paths, fields[i+1], fields[i+2])
+		i += 2
+	}
+	return paths, nil
 }
 
-// Restore puts paths back as they are at the base: checked out when they exist there,
-// removed when they do not. Both lists come back sorted.
+// Modified lists the tracked paths whose work-tree file is not the index's (graders keep the
+// index at the base): changed, deleted, or of another mode or type.
+func (r Repo) Modified() ([]string, error) {
+	fields, err := r.GitZ("status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=none")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range fields {
+		if len(f) < 4 {
+			return nil, fmt.Errorf("git status: unexpected record %q", f)
+		}
+		paths = append(paths, f[3:])
+	}
+	return paths, nil
+}
+
+// Untracked lists every file of the work tree (anything but a directory: regular files,
+// symlinks, fifos) that git does not track, ignored ones included. It walks the tree itself
+// rather than asking git status, which does not look inside nested repositories; symlinks are
+// listed, never followed, and .git is left out.
+func (r Repo) Untracked() ([]string, error) {
+	tracked, err := r.GitZ("ls-files", "-z", "--cached")
+	if err != nil {
+		return nil, err
+	}
+	isTracked := make(map[string]bool, len(tracked))
+	for _, p := range tracked {
+		isTracked[p] = true
+	}
+	var out []string
+	err = filepath.WalkDir(r.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(r.Dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == ".git":
+			return fs.SkipDir
+		case d.IsDir():
+			return nil
+		case !isTracked[rel]:
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Restore puts paths back as they are at the base, by git: checked out when the base has them,
+// removed when it does not. Removal goes through os.Root, so that a symlink planted in the
+// tree never sends it outside: RemoveAll removes a final symlink itself, not its target, and a
+// leading component that is no longer a directory is removed instead of followed. Both lists
+// come back sorted.
 func (r Repo) Restore(paths []string) (restored, removed []string, err error) {
 	if len(paths) == 0 {
 		return nil, nil, nil
 	}
-	out, err := r.Git(append([]string{"ls-tree", "-r", "-z", "--name-only", r.Base, "--"}, paths...)...)
+	for _, p := range paths {
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			return nil, nil, fmt.Errorf("path %q leaves the work tree", p)
+		}
+	}
+	files, err := r.GitZ("ls-tree", "-r", "-z", "--name-only", "--full-tree", r.Base)
 	if err != nil {
 		return nil, nil, err
 	}
-	atBase := map[string]bool{}
-	for _, p := range strings.Split(out, "\x00") {
+	atBase := make(map[string]bool, len(files))
+	for _, p := range files {
 		atBase[p] = true
 	}
+	root, err := os.OpenRoot(r.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { _ = root.Close() }() // a directory opened to read: its close reports nothing
 	for _, p := range paths {
 		if atBase[p] {
 			restored = append(restored, p)
 			continue
 		}
-		if !filepath.IsLocal(p) { // git apply refuses such paths; never delete outside the tree
-			return nil, nil, fmt.Errorf("patch path %q leaves the work tree", p)
-		}
-		if err := os.RemoveAll(filepath.Join(r.Dir, filepath.FromSlash(p))); err != nil {
+		if err := removeInTree(root, p); err != nil {
 			return nil, nil, err
 		}
 		removed = append(removed, p)
 	}
 	if len(restored) > 0 {
-		if _, err := r.Git(append([]string{"checkout", "-q", r.Base, "--"}, restored...)...); err != nil {
-			return nil, nil, err
+		cmd := r.command("checkout", "-q", r.Base, "--pathspec-from-file=-", "--pathspec-file-nul")
+		cmd.Stdin = strings.NewReader(strings.Join(restored, "\x00"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, nil, fmt.Errorf("git checkout %s of %d paths: %w: %s", r.Base, len(restored), err, strings.TrimSpace(string(out)))
 		}
 	}
 	sort.Strings(restored)
 	sort.Strings(removed)
 	return restored, removed, nil
+}
+
+// removeInTree removes the slash-separated path p under root, whatever it is. When one of its
+// leading components is a symlink or a file, p cannot be reached without following it: that
+// component goes instead.
+func removeInTree(root *os.Root, p string) error {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		prefix := filepath.Join(parts[:i]...)
+		info, err := root.Lstat(prefix)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() {
+			return root.Remove(prefix)
+		}
+	}
+	return root.RemoveAll(filepath.FromSlash(p))
 }

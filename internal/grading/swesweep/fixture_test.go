@@ -6,8 +6,33 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
+
+// testUser is this package's test identity: sandbox.Reap kills every process of it, so no
+// other package's tests use it (and never sandbox.Test, the production one).
+var testUser = sandbox.Identity{UID: 65541, GID: 65541}
+
+// requireRoot fails a test that grades: the grader runs the build and the tests as testUser,
+// which needs root.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatalf("grading runs the build and the tests as uid %d, which needs root: run these tests as root (uid is %d)", testUser.UID, os.Geteuid())
+	}
+}
+
+// reachableByTests opens dir's ancestors under the temporary directory to everyone, as a
+// task image's are: t.TempDir makes them root's alone.
+func reachableByTests(t *testing.T, dir string) {
+	t.Helper()
+	for d := dir; d != os.TempDir() && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 // The fixture is a small Python repository with two injected bugs: add subtracts and mul
 // adds. Its visible suite passes at the base; each bug's hidden tests fail there.
@@ -56,8 +81,15 @@ type fixture struct {
 // newFixture creates the repository (tagged baseline) and its bundle; edit changes the
 // bundle description before it is written.
 func newFixture(t *testing.T, edit func(*Bundle)) fixture {
+	return newFixtureOf(t, baseFiles, edit)
+}
+
+// newFixtureOf is newFixture with other base files.
+func newFixtureOf(t *testing.T, files map[string]string, edit func(*Bundle)) fixture {
+	requireRoot(t)
 	pytest := sweeptest.Pytest(t)
-	repo := sweeptest.GitRepo(t, baseFiles, "baseline")
+	repo := sweeptest.GitRepo(t, files, "baseline")
+	reachableByTests(t, repo)
 	bundle := t.TempDir()
 	patch := func(name string, files map[string]string) string {
 		sweeptest.WriteFiles(t, repo, files)
@@ -86,6 +118,11 @@ func newFixture(t *testing.T, edit func(*Bundle)) fixture {
 	}
 	writeBundle(t, bundle, b)
 	return fixture{repo: repo, bundle: bundle}
+}
+
+// options are the grading options of the fixture, as the test identity.
+func (f fixture) options(patch, out string) Options {
+	return Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out, TestUser: testUser}
 }
 
 func writeBundle(t *testing.T, dir string, b Bundle) {

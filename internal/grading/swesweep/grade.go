@@ -9,14 +9,19 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/grading/pytestreport"
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
@@ -27,28 +32,37 @@ type Options struct {
 	Workdir string
 	// PatchPath is the agent's patch; a missing or empty file grades the unpatched tree.
 	PatchPath string
-	// OutDir receives reward.json and eval.json.
+	// OutDir receives reward.json, eval.json and verdict.json.
 	OutDir string
 	// Bugs restricts grading to these bug ids; empty means all.
 	Bugs []string
 	// Oracle grades each bug with its own oracle patch instead of the agent's patch.
 	Oracle bool
+	// TestUser is the identity the build and the tests run as; never root.
+	TestUser sandbox.Identity
+	// Deadline is when the result must be written; zero means none.
+	Deadline time.Time
 	// Log receives progress and the output of every command.
 	Log io.Writer
 }
 
 // Eval is eval.json: everything the grading saw.
 type Eval struct {
-	Schema      string             `json:"schema"`
-	Mode        string             `json:"mode"` // "agent" or "oracle"
-	BaseRef     string             `json:"base_ref,omitempty"`
-	Patch       *PatchReport       `json:"patch,omitempty"`
-	Build       []StepReport       `json:"build,omitempty"`
-	Visible     *SuiteReport       `json:"visible,omitempty"`
-	Regressions []string           `json:"regressions"`
-	Bugs        []BugReport        `json:"bugs"`
-	Reward      map[string]float64 `json:"reward"`
-	Timings     map[string]float64 `json:"timings"`
+	Schema      string       `json:"schema"`
+	Mode        string       `json:"mode"` // "agent" or "oracle"
+	BaseRef     string       `json:"base_ref,omitempty"`
+	Patch       *PatchReport `json:"patch,omitempty"`
+	Build       []StepReport `json:"build,omitempty"`
+	Visible     *SuiteReport `json:"visible,omitempty"`
+	Regressions []string     `json:"regressions"`
+	Bugs        []BugReport  `json:"bugs"`
+	// Guard lists what was put back as at the base before a step because the code under test
+	// (the build, an earlier suite) had changed test files or runner configuration.
+	Guard   []GuardReport      `json:"guard,omitempty"`
+	Reward  map[string]float64 `json:"reward"`
+	Timings map[string]float64 `json:"timings"`
+	// Verdict is the cause of a measured result that the trial shows (verdict.json).
+	Verdict *reward.Verdict `json:"verdict,omitempty"`
 	// Error is why the grader failed; the reward is then not a measurement.
 	Error string `json:"error,omitempty"`
 }
@@ -60,12 +74,23 @@ type PatchReport struct {
 	SHA256     string `json:"sha256,omitempty"`
 	Applied    bool   `json:"applied"`
 	ApplyError string `json:"apply_error,omitempty"`
+	// Refused: git could apply the patch but the grader did not grade it (ApplyError says why).
+	Refused bool `json:"refused,omitempty"`
 	PatchStats
 	FilesChanged int `json:"files_changed"`
-	// Test files the patch touched: put back as they were at the base, or removed when the
-	// patch added them.
+	// GitPaths are the paths git reads in the patch, which the guard goes by.
+	GitPaths []string `json:"git_paths,omitempty"`
+	// Test files and runner configuration the patch touched: put back as they were at the
+	// base, or removed when the base has none.
 	RestoredTestFiles []string `json:"restored_test_files,omitempty"`
 	RemovedTestFiles  []string `json:"removed_test_files,omitempty"`
+}
+
+// GuardReport is one putting back of protected paths before a step.
+type GuardReport struct {
+	Before   string   `json:"before"`
+	Restored []string `json:"restored,omitempty"`
+	Removed  []string `json:"removed,omitempty"`
 }
 
 // StepReport is one command's run.
@@ -73,7 +98,14 @@ type StepReport struct {
 	Command  string  `json:"command"`
 	ExitCode int     `json:"exit_code"`
 	TimedOut bool    `json:"timed_out,omitempty"`
+	Canceled bool    `json:"canceled,omitempty"`
 	Seconds  float64 `json:"seconds"`
+	// LimitSec is the time the step was given.
+	LimitSec float64 `json:"limit_sec,omitempty"`
+	// StartError is why the command could not be started.
+	StartError string `json:"start_error,omitempty"`
+	// Rerun is the same step on the unpatched tree, run when it timed out on the agent's.
+	Rerun *StepReport `json:"rerun,omitempty"`
 }
 
 // SuiteReport is a test command's run and what its results held.
@@ -98,8 +130,9 @@ type BugReport struct {
 // EvalSchema is the version of eval.json.
 const EvalSchema = "sweep-eval/1"
 
-// Run grades and writes OutDir/reward.json and OutDir/eval.json. It returns an error when the
-// grader failed; reward.json then holds reward.GraderFailed().
+// Run grades and writes OutDir/reward.json, OutDir/eval.json and, when the result has a
+// cause the trial shows, OutDir/verdict.json. It returns an error when the grader failed;
+// reward.json then holds reward.GraderFailed().
 func Run(ctx context.Context, o Options) (reward.Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -116,6 +149,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	if err != nil {
 		result = reward.GraderFailed()
 		ev.Error = err.Error()
+		ev.Verdict = nil
 	}
 	ev.Reward = result
 	ev.Timings["total"] = total
@@ -131,6 +165,7 @@ func grade(ctx context.Context, o Options, ev *Eval) (reward.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer g.cleanup()
 	var r Reward
 	if o.Oracle {
 		r, err = g.gradeOracle(ctx)
@@ -152,7 +187,13 @@ func writeOutputs(dir string, result reward.Result, ev *Eval) error {
 	if err != nil {
 		return err
 	}
-	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb})
+	verdict := steps.File{Name: reward.FileVerdict} // none: remove a stale one
+	if ev.Verdict != nil {
+		if verdict.Data, err = reward.EncodeVerdict(*ev.Verdict); err != nil {
+			return err
+		}
+	}
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, verdict)
 }
 
 type grader struct {
@@ -163,6 +204,12 @@ type grader struct {
 	baseTests []string
 	tests     testMatcher
 	repo      steps.Repo
+	guard     *guard
+	// hidden are each bug's test patch paths, as git reads them.
+	hidden map[string][]string
+	// scratch holds the grader's own files (suite output), private to root; pluginDir holds
+	// the result channel's plugin, which the tests read but cannot write.
+	scratch, pluginDir string
 }
 
 func newGrader(o Options, ev *Eval) (*grader, error) {
@@ -189,9 +236,114 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 	if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("workdir %q is not a directory", workdir)
 	}
+	if o.TestUser.UID == 0 || o.TestUser.GID == 0 {
+		return nil, fmt.Errorf("the test identity is %d:%d: the build and the tests must run as an unprivileged uid and gid (--test-uid)", o.TestUser.UID, o.TestUser.GID)
+	}
+	if err := sandbox.Check(); err != nil {
+		return nil, fmt.Errorf("cannot keep the code under test away from the grader, so nothing is measured: %w", err)
+	}
+	// The bundle holds the fixes and the hidden tests: the grader reads them, the tests never.
+	if err := sandbox.Private(o.BundleDir); err != nil {
+		return nil, fmt.Errorf("cannot make the bundle %s private: %w", o.BundleDir, err)
+	}
+	if err := reachable(workdir, o.TestUser); err != nil {
+		return nil, err
+	}
+	if err := protectOutDir(o.OutDir, o.TestUser); err != nil {
+		return nil, err
+	}
 	ev.BaseRef = b.BaseRef
-	return &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base, tests: tests,
-		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}}, nil
+	g := &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base, tests: tests,
+		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}, hidden: map[string][]string{}}
+	if g.scratch, err = os.MkdirTemp("", "sweep-grader-"); err != nil {
+		return nil, err
+	}
+	if g.pluginDir, err = os.MkdirTemp("", "sweep-plugin-"); err != nil {
+		g.cleanup()
+		return nil, err
+	}
+	if err := sandbox.Private(g.scratch); err != nil {
+		g.cleanup()
+		return nil, err
+	}
+	for _, bug := range bugs {
+		paths, err := g.repo.PatchPaths(filepath.Join(o.BundleDir, bug.TestPatch))
+		if err != nil {
+			g.cleanup()
+			return nil, fmt.Errorf("bug %s: test patch %s: %w", bug.ID, bug.TestPatch, err)
+		}
+		g.hidden[bug.ID] = paths
+	}
+	return g, nil
+}
+
+// cleanup removes the grader's scratch directories; what they held is never read again, so
+// a failure to remove them cannot change the grade.
+func (g *grader) cleanup() {
+	for _, d := range []string{g.scratch, g.pluginDir} {
+		if d != "" {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+// reachable checks that the test identity can get to dir: every ancestor must let it search.
+func reachable(dir string, id sandbox.Identity) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if !permits(info, id, 0o1) {
+			return fmt.Errorf("workdir %s cannot be reached by the test identity (uid %d): %s has mode %v; make it searchable by others (chmod o+x %s)",
+				dir, id.UID, d, info.Mode().Perm(), d)
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
+
+// permits reports whether id has the permission bits want (1 search, 2 write) on a file.
+func permits(info fs.FileInfo, id sandbox.Identity, want fs.FileMode) bool {
+	perm := info.Mode().Perm()
+	uid, gid := ownerOf(info)
+	switch {
+	case uid == id.UID:
+		return perm&(want<<6) != 0
+	case gid == id.GID:
+		return perm&(want<<3) != 0
+	}
+	return perm&want != 0
+}
+
+// protectOutDir creates the result directory and takes away any write access the test
+// identity would have to it, so that the code under test can neither write a result there
+// nor plant a file the grader would write through.
+func protectOutDir(dir string, id sandbox.Identity) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("result directory %s is not a directory", dir)
+	}
+	if uid, gid := ownerOf(info); uid == id.UID || gid == id.GID {
+		if err := os.Lchown(dir, 0, 0); err != nil {
+			return err
+		}
+	}
+	if info.Mode().Perm()&0o002 != 0 {
+		return os.Chmod(dir, info.Mode().Perm()&^0o002)
+	}
+	return nil
 }
 
 // timed records the seconds fn takes under name.
@@ -199,20 +351,51 @@ func (g *grader) timed(name string, fn func() error) error {
 	return steps.Timings(g.ev.Timings).Time(name, fn)
 }
 
+// reset puts the tree at the base and records the base for the guard.
+func (g *grader) reset() error {
+	if err := g.repo.Reset(); err != nil {
+		return err
+	}
+	if g.guard != nil {
+		return nil
+	}
+	var hidden []string
+	for _, paths := range g.hidden {
+		hidden = append(hidden, paths...)
+	}
+	var err error
+	g.guard, err = newGuard(g.repo, g.tests, hidden)
+	return err
+}
+
 func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.repo.Reset); err != nil {
+	if err := g.timed("reset", g.reset); err != nil {
 		return Reward{}, err
 	}
 	var applied bool
 	if err := g.timed("apply", func() (err error) { applied, err = g.applyAgentPatch(); return err }); err != nil {
 		return Reward{}, err
 	}
-	buildOK := g.timed("build", func() error { return g.build(ctx) }) == nil
-	if !buildOK {
+	r, err := g.gradeSteps(ctx, applied)
+	var h *hang
+	if errors.As(err, &h) {
+		return g.attribute(ctx, h, applied)
+	}
+	return r, err
+}
+
+// gradeSteps builds, runs the visible suite and grades each bug on the agent's tree.
+func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
+	buildErr := g.timed("build", func() error { return g.build(ctx, true) })
+	var h *hang
+	if errors.As(buildErr, &h) || errors.Is(buildErr, errCanceled) {
+		return Reward{}, buildErr
+	}
+	if buildErr != nil {
 		fmt.Fprintln(g.o.Log, "[grader] build failed: the trial scores 0")
 		return Score(len(g.bugs), nil, 0, applied, false), nil
 	}
-	if err := g.timed("visible", func() error { return g.visible(ctx) }); err != nil {
+	if err := g.timed("visible", func() error { return g.visible(ctx, true) }); err != nil {
 		return Reward{}, err
 	}
 	var outcomes []BugOutcome
@@ -234,15 +417,15 @@ func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
 
 // gradeOracle checks the bundle itself: the pristine tree must build and pass its base tests
 // (anything else is the bundle's fault, a grader error), and each bug is graded with its own
-// oracle patch on a fresh tree.
+// oracle patch on a fresh tree, guarded as an agent's patch is.
 func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.repo.Reset); err != nil {
+	if err := g.timed("reset", g.reset); err != nil {
 		return Reward{}, err
 	}
-	if err := g.timed("build", func() error { return g.build(ctx) }); err != nil {
+	if err := g.timed("build", func() error { return g.build(ctx, false) }); err != nil {
 		return Reward{}, fmt.Errorf("the pristine tree does not build: %w", err)
 	}
-	if err := g.timed("visible", func() error { return g.visible(ctx) }); err != nil {
+	if err := g.timed("visible", func() error { return g.visible(ctx, false) }); err != nil {
 		return Reward{}, err
 	}
 	if len(g.ev.Regressions) > 0 {
@@ -255,13 +438,13 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 			if bug.OraclePatch == "" {
 				return fmt.Errorf("bug %s has no oracle_patch", bug.ID)
 			}
-			if err := g.repo.Reset(); err != nil {
+			if err := g.reset(); err != nil {
 				return err
 			}
 			if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.OraclePatch), false); err != nil {
 				return fmt.Errorf("bug %s: oracle patch does not apply: %s", bug.ID, msg)
 			}
-			if err := g.build(ctx); err != nil {
+			if err := g.build(ctx, false); err != nil {
 				return fmt.Errorf("bug %s: build fails with the oracle patch: %w", bug.ID, err)
 			}
 			rep, err := g.gradeBug(ctx, bug, true)
@@ -278,8 +461,9 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	return Score(len(g.bugs), outcomes, 0, true, true), nil
 }
 
-// applyAgentPatch applies the agent's patch and undoes its changes to test files. A patch
-// that does not apply leaves the tree unpatched; that is a result, not an error.
+// applyAgentPatch applies the agent's patch and puts back the test files and runner
+// configuration it touched. A patch that does not apply, or that the grader refuses, leaves
+// the tree unpatched; that is a result, not an error.
 func (g *grader) applyAgentPatch() (bool, error) {
 	rep := &PatchReport{}
 	g.ev.Patch = rep
@@ -295,46 +479,138 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	rep.Present, rep.Bytes, rep.SHA256 = true, len(data), hex.EncodeToString(sum[:])
 	rep.PatchStats = ParsePatch(data)
 	rep.FilesChanged = len(rep.Files)
+	gitPaths, err := g.repo.PatchPaths(g.o.PatchPath)
+	if err != nil {
+		return false, g.notApplied(rep, err.Error())
+	}
+	rep.GitPaths = gitPaths
+	if why := readDifferently(gitPaths, rep.Paths()); why != "" {
+		return false, g.refuse(rep, why)
+	}
 	if msg, err := g.repo.Apply(g.o.PatchPath, true); err != nil {
-		rep.ApplyError = msg
-		fmt.Fprintf(g.o.Log, "[grader] the agent's patch does not apply, grading the unpatched tree: %s\n", msg)
-		return false, g.repo.Reset()
+		return false, g.notApplied(rep, msg)
+	}
+	changed, err := g.guard.changed()
+	if err != nil {
+		return false, err
+	}
+	if err := g.guard.refusal(append(slices.Clone(gitPaths), changed...)); err != nil {
+		return false, g.refuse(rep, err.Error())
 	}
 	rep.Applied = true
-	var touched []string
-	for _, p := range rep.Paths() {
-		if g.tests.isTest(p) {
-			touched = append(touched, p)
-		}
-	}
-	rep.RestoredTestFiles, rep.RemovedTestFiles, err = g.repo.Restore(touched)
-	if len(touched) > 0 {
-		fmt.Fprintf(g.o.Log, "[grader] undid the patch's changes to test files: restored %v, removed %v\n",
+	rep.RestoredTestFiles, rep.RemovedTestFiles, err = g.guard.enforce(gitPaths...)
+	if len(rep.RestoredTestFiles)+len(rep.RemovedTestFiles) > 0 {
+		fmt.Fprintf(g.o.Log, "[grader] undid the patch's changes to test files and runner configuration: restored %v, removed %v\n",
 			rep.RestoredTestFiles, rep.RemovedTestFiles)
 	}
 	return true, err
 }
 
-// build runs the bundle's build command, if any; an error means it failed.
-func (g *grader) build(ctx context.Context) error {
+// readDifferently says how git's paths and the patch's own headers disagree, or "" when they
+// name the same files.
+func readDifferently(gitPaths, headerPaths []string) string {
+	git, headers := slices.Sorted(slices.Values(gitPaths)), slices.Sorted(slices.Values(headerPaths))
+	git, headers = slices.Compact(git), slices.Compact(headers)
+	if slices.Equal(git, headers) {
+		return ""
+	}
+	return fmt.Sprintf("git reads the patch as touching %q but its diff --git headers name %q: "+
+		"the patch must be a git diff with a/ and b/ prefixes (git diff --no-prefix, mnemonic or custom prefixes and plain diffs are refused)", git, headers)
+}
+
+func (g *grader) notApplied(rep *PatchReport, msg string) error {
+	rep.ApplyError = msg
+	fmt.Fprintf(g.o.Log, "[grader] the agent's patch does not apply, grading the unpatched tree: %s\n", msg)
+	return g.repo.Reset()
+}
+
+// refuse grades the unpatched tree and says why in eval.json and verdict.json.
+func (g *grader) refuse(rep *PatchReport, why string) error {
+	rep.ApplyError, rep.Refused = "refused: "+why, true
+	g.ev.Verdict = &reward.Verdict{Reason: reasons.PatchRefused, Message: "the agent's patch was refused, so the unpatched tree was graded: " + why}
+	fmt.Fprintf(g.o.Log, "[grader] the agent's patch is refused, grading the unpatched tree: %s\n", why)
+	return g.repo.Reset()
+}
+
+// errCanceled: the grading itself was stopped; nothing after it is a measurement.
+var errCanceled = errors.New("the grading was stopped before it finished")
+
+// hang is an untrusted step that ran past its limit on the agent's tree.
+type hang struct {
+	step    string
+	command string
+	bug     *Bug
+	limit   time.Duration
+	report  *StepReport
+}
+
+func (h *hang) Error() string { return fmt.Sprintf("%s ran past its limit of %s", h.step, h.limit) }
+
+// prepare puts the protected paths back (enforce) and gives the tree to the test identity.
+func (g *grader) prepare(step string) error {
+	if err := g.enforce(step); err != nil {
+		return err
+	}
+	return sandbox.Prepare(g.repo.Dir, g.o.TestUser)
+}
+
+// enforce puts back the test files and runner configuration the code under test changed,
+// recording what it did before step.
+func (g *grader) enforce(step string) error {
+	restored, removed, err := g.guard.enforce()
+	if err != nil {
+		return err
+	}
+	if len(restored)+len(removed) > 0 {
+		g.ev.Guard = append(g.ev.Guard, GuardReport{Before: step, Restored: restored, Removed: removed})
+		fmt.Fprintf(g.o.Log, "[grader] before %s: put back test files and runner configuration the code under test changed: restored %v, removed %v\n",
+			step, restored, removed)
+	}
+	return nil
+}
+
+// stepBuild names the build step in messages and in the attribution of a hang.
+const stepBuild = "the build"
+
+// build runs the bundle's build command, if any; an error means it failed. On the agent's
+// tree (agent) a timeout is a hang, to be attributed.
+func (g *grader) build(ctx context.Context, agent bool) error {
 	if g.bundle.Build == nil {
 		return nil
 	}
-	rep := g.shell(ctx, g.bundle.Build.Command, g.bundle.Build.TimeoutSec, defaultBuildTimeout, g.o.Log)
+	if err := g.prepare(stepBuild); err != nil {
+		return err
+	}
+	limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
+	rep := g.shell(ctx, g.bundle.Build.Command, limit, g.o.Log, nil, nil)
 	g.ev.Build = append(g.ev.Build, rep)
-	if rep.TimedOut || rep.ExitCode != 0 {
+	last := &g.ev.Build[len(g.ev.Build)-1]
+	switch {
+	case rep.Canceled:
+		return errCanceled
+	case rep.StartError != "":
+		return notStarted(rep)
+	case rep.TimedOut && agent:
+		return &hang{step: stepBuild, command: rep.Command, limit: limit, report: last}
+	case rep.TimedOut || rep.ExitCode != 0:
 		return fmt.Errorf("build %s", describe(rep))
 	}
 	return nil
 }
 
 // visible runs the visible suite once and records the regressions.
-func (g *grader) visible(ctx context.Context) error {
+func (g *grader) visible(ctx context.Context, agent bool) error {
+	if err := g.prepare("the visible suite"); err != nil {
+		return err
+	}
 	rep, res, err := g.suite(ctx, g.bundle.Visible, g.bundle.Visible.Command.Command)
 	if err != nil {
 		return err
 	}
 	g.ev.Visible = rep
+	if rep.TimedOut && agent {
+		return &hang{step: "the visible suite", command: rep.Command, limit: secs(rep.LimitSec), report: &rep.StepReport}
+	}
 	g.ev.Regressions = Regressions(g.baseTests, res)
 	if g.ev.Regressions == nil {
 		g.ev.Regressions = []string{}
@@ -343,9 +619,10 @@ func (g *grader) visible(ctx context.Context) error {
 	return nil
 }
 
-// gradeBug applies the bug's hidden test patch, runs its fail-to-pass tests and reverts the
-// test patch. A test patch that does not apply leaves the bug unresolved, except in oracle
-// grading, where it is the bundle's fault.
+// gradeBug applies the bug's hidden test patch, runs its fail-to-pass tests and puts the test
+// patch's paths back as they are at the base, which is how they were before (they are
+// protected), whatever the tests did to them. A test patch that does not apply leaves the bug
+// unresolved, except in oracle grading, where it is the bundle's fault.
 func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport, error) {
 	start := time.Now()
 	rep := BugReport{ID: bug.ID}
@@ -353,8 +630,11 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport,
 		rep.Seconds = time.Since(start).Seconds()
 		g.ev.Bugs = append(g.ev.Bugs, rep)
 	}()
-	testPatch := filepath.Join(g.o.BundleDir, bug.TestPatch)
-	if msg, err := g.repo.Apply(testPatch, false); err != nil {
+	step := "bug " + bug.ID + "'s tests"
+	if err := g.enforce(step); err != nil {
+		return rep, err
+	}
+	if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.TestPatch), false); err != nil {
 		if oracle {
 			return rep, fmt.Errorf("bug %s: test patch does not apply: %s", bug.ID, msg)
 		}
@@ -362,26 +642,40 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport,
 		rep.BugOutcome = OutcomeOf(bug.FailToPass, nil)
 		return rep, nil
 	}
-	command := strings.ReplaceAll(g.bundle.BugTests.Command.Command, "{tests}", shellQuoteAll(bug.FailToPass))
+	// The test patch is in place: the tree is only given to the test identity, since the guard
+	// would take the hidden tests away.
+	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
+		return rep, err
+	}
+	command := g.bugCommand(bug)
 	suite, res, err := g.suite(ctx, g.bundle.BugTests, command)
 	if err != nil {
 		return rep, err
 	}
 	rep.Suite = suite
+	if suite.TimedOut && !oracle {
+		return rep, &hang{step: step, command: command, bug: &bug, limit: secs(suite.LimitSec), report: &rep.Suite.StepReport}
+	}
 	rep.BugOutcome = OutcomeOf(bug.FailToPass, res)
 	rep.Resolved, rep.Partial = rep.BugOutcome.Resolved(), rep.BugOutcome.Partial()
 	fmt.Fprintf(g.o.Log, "[grader] bug %s: %d passed, %d failed, resolved=%v\n", bug.ID, len(rep.Passed), len(rep.Failed), rep.Resolved)
-	if msg, err := g.repo.Revert(testPatch); err != nil {
-		return rep, fmt.Errorf("bug %s: cannot revert its test patch: %s", bug.ID, msg)
+	if _, _, err := g.repo.Restore(g.hidden[bug.ID]); err != nil {
+		return rep, fmt.Errorf("bug %s: cannot put its test files back: %w", bug.ID, err)
 	}
 	return rep, nil
 }
 
-// suite runs a test command and reads its results. Results that cannot be read count as no
-// results (every expected test missing), not as a grader failure: the agent's change may be
-// what broke the report.
+func (g *grader) bugCommand(bug Bug) string {
+	return strings.ReplaceAll(g.bundle.BugTests.Command.Command, "{tests}", shellQuoteAll(bug.FailToPass))
+}
+
+// suite runs a test command and reads its results. A pytest suite's results come from the
+// grader's own plugin (internal/grading/pytestreport), and only from a session that reached
+// its end; other formats are read from the output or the report file. Results that cannot be
+// read count as no results (every expected test missing), not as a grader failure: the
+// agent's change may be what broke the report.
 func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteReport, testresults.Results, error) {
-	out, err := os.CreateTemp("", "sweep-suite-*.log")
+	out, err := os.CreateTemp(g.scratch, "suite-*.log")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -389,34 +683,51 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 	// nor its removal can change the grade.
 	defer func() { _ = os.Remove(out.Name()) }()
 	defer func() { _ = out.Close() }()
+	root, err := os.OpenRoot(g.repo.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { _ = root.Close() }() // opened to read and remove in
 	// Never read a stale report: one that cannot be removed counts as unreadable.
 	var stale error
 	if s.Report != "" {
-		if err := os.Remove(filepath.Join(g.repo.Dir, s.Report)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := root.Remove(filepath.FromSlash(s.Report)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			stale = fmt.Errorf("cannot remove the previous report: %w", err)
 		}
 	}
-	rep := &SuiteReport{StepReport: g.shell(ctx, command, s.TimeoutSec, defaultSuiteTimeout, io.MultiWriter(g.o.Log, out)),
-		Counts: map[testresults.Status]int{}}
-	if stale != nil {
-		rep.ParseError = stale.Error()
-		return rep, testresults.Results{}, nil
-	}
-	var src io.Reader = out
-	if s.Report != "" {
-		f, err := os.Open(filepath.Join(g.repo.Dir, s.Report))
-		if err != nil {
-			rep.ParseError = err.Error()
-			return rep, testresults.Results{}, nil
+	var channel *pytestreport.Channel
+	if s.Format == testresults.FormatPytest {
+		if channel, err = pytestreport.Open(g.pluginDir); err != nil {
+			return nil, nil, err
 		}
-		defer func() { _ = f.Close() }() // read-only: its close has nothing to report
-		src = f
-	} else if _, err := out.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, err
 	}
-	res, err := testresults.Read(s.Format, src)
-	if err != nil {
-		rep.ParseError = err.Error()
+	var withEnv func([]string) []string
+	var extra []*os.File
+	if channel != nil {
+		withEnv, extra = channel.Env, channel.ExtraFiles()
+	}
+	limit := g.limit(s.TimeoutSec, defaultSuiteTimeout)
+	rep := &SuiteReport{StepReport: g.shell(ctx, command, limit, io.MultiWriter(g.o.Log, out), withEnv, extra),
+		Counts: map[testresults.Status]int{}}
+	if rep.Canceled || rep.StartError != "" {
+		if channel != nil {
+			_, _, _ = channel.Results() // closes the pipe; the run is not a measurement
+		}
+		if rep.Canceled {
+			return nil, nil, errCanceled
+		}
+		return nil, nil, notStarted(rep.StepReport)
+	}
+	var res testresults.Results
+	switch {
+	case channel != nil:
+		res, rep.ParseError = pluginResults(channel)
+	case stale != nil:
+		rep.ParseError = stale.Error()
+	default:
+		res, rep.ParseError = g.readResults(root, s, out)
+	}
+	if res == nil {
 		res = testresults.Results{}
 	}
 	rep.NTests = len(res)
@@ -426,20 +737,84 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 	return rep, res, nil
 }
 
-// shell runs command with sh in the workdir as a process tree under its timeout.
-func (g *grader) shell(ctx context.Context, command string, timeoutSec, defaultSec float64, out io.Writer) StepReport {
-	if timeoutSec <= 0 {
-		timeoutSec = defaultSec
+// pluginResults are a pytest run's results from the grader's plugin, or why there are none.
+func pluginResults(ch *pytestreport.Channel) (testresults.Results, string) {
+	res, complete, err := ch.Results()
+	switch {
+	case err != nil:
+		return nil, err.Error()
+	case !complete:
+		return nil, "the pytest session did not reach its end (no end-of-session record from the grader's plugin): no result counts"
 	}
+	return res, ""
+}
+
+// readResults reads a suite's results from its report file (opened inside the tree, never
+// through a symlink that leaves it) or from its output.
+func (g *grader) readResults(root *os.Root, s Suite, out *os.File) (testresults.Results, string) {
+	var src io.Reader = out
+	if s.Report != "" {
+		f, err := root.Open(filepath.FromSlash(s.Report))
+		if err != nil {
+			return nil, err.Error()
+		}
+		defer func() { _ = f.Close() }() // read-only: its close has nothing to report
+		src = f
+	} else if _, err := out.Seek(0, io.SeekStart); err != nil {
+		return nil, err.Error()
+	}
+	res, err := testresults.Read(s.Format, src)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return res, ""
+}
+
+// shell runs command with sh in the workdir as the test identity, as a process tree under
+// limit, in the hardened environment; withEnv (when not nil) adds a result channel's
+// variables.
+func (g *grader) shell(ctx context.Context, command string, limit time.Duration, out io.Writer, withEnv func([]string) []string, extra []*os.File) StepReport {
 	fmt.Fprintf(g.o.Log, "[grader] $ %s\n", command)
+	env := untrustedEnv(os.Environ())
+	if withEnv != nil {
+		env = withEnv(env)
+	}
 	res := steps.RunUnderTimeout(ctx, steps.Command{Path: "sh", Args: []string{"-c", command}, Dir: g.repo.Dir,
-		Output: out, Timeout: time.Duration(timeoutSec * float64(time.Second)), Grace: 5 * time.Second})
-	rep := StepReport{Command: command, ExitCode: res.ExitCode, TimedOut: res.TimedOut || res.Canceled,
-		Seconds: steps.Seconds(res)}
+		Env: env, Output: out, Timeout: limit, Grace: stepGrace, As: &g.o.TestUser, ExtraFiles: extra})
+	rep := StepReport{Command: command, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Canceled: res.Canceled,
+		Seconds: steps.Seconds(res), LimitSec: limit.Seconds()}
 	if res.StartErr != nil {
+		rep.StartError = res.StartErr.Error()
 		fmt.Fprintf(g.o.Log, "[grader] cannot run sh: %v\n", res.StartErr)
 	}
 	return rep
+}
+
+// untrustedEnv is the environment of the build and the suites: the grader's, with pytest's
+// plugin autoload off (a *.dist-info entry point in the tree would otherwise load a plugin),
+// no user site directory (the test identity's home is writable by the code under test, and a
+// .pth or usercustomize there would run before pytest), and no bytecode written into the tree.
+// None of these changes what a legitimate suite reports. PYTHONSAFEPATH is not set: the
+// bundles' builds and suites import the project from the current directory; the guard keeps
+// that directory free of shadowing modules instead.
+func untrustedEnv(env []string) []string {
+	set := map[string]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); set[k] == "" {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
+	}
+	return out
+}
+
+// notStarted: a step that could not be run as the test identity (or whose processes could
+// not all be ended) measured nothing about the patch.
+func notStarted(r StepReport) error {
+	return fmt.Errorf("cannot run %q as the test identity: %s", r.Command, r.StartError)
 }
 
 func describe(r StepReport) string {

@@ -35,7 +35,7 @@ func runAgentCases(t *testing.T, cases []agentCase) {
 			}
 			out := t.TempDir()
 			var log strings.Builder
-			got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out, Bugs: tc.bugs, Log: &log})
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out, Bugs: tc.bugs, TestUser: testUser, Log: &log})
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, log.String())
 			}
@@ -132,7 +132,8 @@ func TestGradeAgentPatchTestEditsUndone(t *testing.T) {
 			"pytest.ini":      "[pytest]\naddopts = -p cheat_plugin\n",
 		}, want: Reward{NSubtasks: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {
-				if d := cmp.Diff([]string{"pytest.ini"}, ev.Patch.RemovedTestFiles); d != "" {
+				// A new top-level module can shadow what pytest imports: it goes too.
+				if d := cmp.Diff([]string{"cheat_plugin.py", "pytest.ini"}, ev.Patch.RemovedTestFiles); d != "" {
 					t.Errorf("removed (-want +got):\n%s", d)
 				}
 			}},
@@ -182,12 +183,13 @@ func TestGradeAgentPatchReportFile(t *testing.T) {
 					t.Errorf("junit suite = %+v", s)
 				}
 			}},
+		// out.d is no module name, so the guard leaves it to the patch.
 		{name: "a report that cannot be removed is not read", edits: map[string]string{
-			"calc.py":                    calc(fixedAdd, "", ""),
-			"out/report.xml/planted.xml": `<testsuite><testcase classname="tests.test_bug_mul" name="test_mul"/></testsuite>`,
+			"calc.py":                      calc(fixedAdd, "", ""),
+			"out.d/report.xml/planted.xml": `<testsuite><testcase classname="tests.test_bug_mul" name="test_mul"/></testsuite>`,
 		},
 			edit: func(b *Bundle) {
-				b.BugTests = Suite{Command: Command{Command: "true"}, Format: "junit", Report: "out/report.xml"}
+				b.BugTests = Suite{Command: Command{Command: "true"}, Format: "junit", Report: "out.d/report.xml"}
 			},
 			want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {
@@ -208,7 +210,7 @@ func TestGradePatchThatDoesNotApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	got, err := Run(context.Background(), Options{BundleDir: f.bundle, PatchPath: patch, OutDir: out})
+	got, err := Run(context.Background(), f.options(patch, out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +227,7 @@ func TestGradePatchThatDoesNotApply(t *testing.T) {
 func TestGradeOracle(t *testing.T) {
 	f := newFixture(t, nil)
 	out := t.TempDir()
-	got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true})
+	got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true, TestUser: testUser})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +276,7 @@ func TestGraderFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, nil)
 			o := tc.setup(t, f)
-			o.OutDir, o.Oracle, o.PatchPath = t.TempDir(), tc.oracle, filepath.Join(t.TempDir(), "none")
+			o.OutDir, o.Oracle, o.PatchPath, o.TestUser = t.TempDir(), tc.oracle, filepath.Join(t.TempDir(), "none"), testUser
 			got, err := Run(context.Background(), o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want %q", err, tc.want)

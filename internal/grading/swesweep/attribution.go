@@ -1,0 +1,133 @@
+package swesweep
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
+)
+
+const (
+	// stepGrace is how long a step's processes get between SIGTERM and SIGKILL.
+	stepGrace = 5 * time.Second
+	// deadlineReserve is kept back from the time left for what the grader does after its
+	// steps (its own git, the graces, writing the result).
+	deadlineReserve = 20 * time.Second
+)
+
+// stepLimit is how long an untrusted step may run when left is the time until the deadline:
+// its own limit, but at most half of what is left after the reserve, so that the same step
+// can still be rerun on the unpatched tree with the same limit and the result be written in
+// time. Zero or less means there is no time to start it.
+func stepLimit(own, left time.Duration) time.Duration {
+	return min(own, (left-deadlineReserve)/2)
+}
+
+// rerunLimit is the limit of the rerun of a step that had limit on the agent's tree: the same,
+// or what is left before the reserve when that is less. Zero or less means no time is left.
+func rerunLimit(limit, left time.Duration) time.Duration {
+	return min(limit, left-deadlineReserve)
+}
+
+// limit is a step's limit in this grading: its own (or the default) timeout bounded by the
+// deadline.
+func (g *grader) limit(ownSec, defaultSec float64) time.Duration {
+	if ownSec <= 0 {
+		ownSec = defaultSec
+	}
+	if g.o.Deadline.IsZero() {
+		return secs(ownSec)
+	}
+	return stepLimit(secs(ownSec), time.Until(g.o.Deadline))
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// hangCause is whom a step that ran past its limit on the agent's tree is charged to.
+type hangCause int
+
+const (
+	// hangOnPatch: the same step finished on the unpatched tree, so the agent's patch made it
+	// hang; the trial scores 0.
+	hangOnPatch hangCause = iota + 1
+	// hangNotMeasured: it ran past the limit on the unpatched tree too, could not be started
+	// there, or there was no time left to try; the infrastructure's (or the task's) problem.
+	hangNotMeasured
+)
+
+// attributeHang decides from the step's rerun on the unpatched tree (nil: no time was left
+// to run it). How the rerun exited does not matter, only that it ended by itself in time: the
+// unpatched tree fails the hidden tests, and must.
+func attributeHang(rerun *StepReport) hangCause {
+	if rerun == nil || rerun.TimedOut || rerun.Canceled || rerun.StartError != "" {
+		return hangNotMeasured
+	}
+	return hangOnPatch
+}
+
+// attribute decides a hang: the step is rerun on the unpatched tree (the base, plus the bug's
+// test patch for a bug's tests) with the same limit.
+func (g *grader) attribute(ctx context.Context, h *hang, applied bool) (Reward, error) {
+	fmt.Fprintf(g.o.Log, "[grader] %s ran past its limit of %s on the agent's tree: running it on the unpatched tree\n", h.step, h.limit)
+	rerun, err := g.rerunUnpatched(ctx, h)
+	if err != nil {
+		return Reward{}, err
+	}
+	h.report.Rerun = rerun
+	if attributeHang(rerun) == hangOnPatch {
+		msg := fmt.Sprintf("%s ran past its limit of %s on the agent's tree but ended in %.1fs on the unpatched tree", h.step, h.limit, rerun.Seconds)
+		fmt.Fprintf(g.o.Log, "[grader] %s: the trial scores 0\n", msg)
+		g.ev.Verdict = &reward.Verdict{Reason: reasons.TestsHungOnPatch, Message: msg}
+		return Reward{NSubtasks: len(g.bugs), AgentPatchApplied: b2i(applied), AgentBuildOK: b2i(h.step != stepBuild)}, nil
+	}
+	why := "no time was left to run it on the unpatched tree"
+	if rerun != nil {
+		why = "it did not end on the unpatched tree either (" + describe(*rerun) + ")"
+		if rerun.StartError != "" {
+			why = "it could not be started on the unpatched tree: " + rerun.StartError
+		}
+	}
+	return Reward{}, fmt.Errorf("%s ran past its limit of %s on the agent's tree, and %s: not measured", h.step, h.limit, why)
+}
+
+// rerunUnpatched runs the hung step's command again on the unpatched tree; nil when there is
+// no time left for it.
+func (g *grader) rerunUnpatched(ctx context.Context, h *hang) (*StepReport, error) {
+	limit := h.limit
+	if !g.o.Deadline.IsZero() {
+		limit = rerunLimit(h.limit, time.Until(g.o.Deadline))
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	if err := g.repo.Reset(); err != nil {
+		return nil, err
+	}
+	if h.bug != nil {
+		if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, h.bug.TestPatch), false); err != nil {
+			return nil, fmt.Errorf("bug %s: test patch does not apply to the unpatched tree: %s", h.bug.ID, msg)
+		}
+	}
+	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
+		return nil, err
+	}
+	rep := g.shell(ctx, h.command, limit, g.o.Log, nil, nil)
+	if rep.Canceled {
+		return nil, errCanceled
+	}
+	return &rep, nil
+}
+
+// ownerOf is a file's uid and gid.
+func ownerOf(info fs.FileInfo) (uint32, uint32) {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Uid, st.Gid
+	}
+	return 0, 0
+}
