@@ -17,6 +17,8 @@ import (
 // is sound because .git itself stays root's.
 type Repo struct {
 	Dir, Base string
+	// env is added to git's environment.
+	env []string
 }
 
 func (r Repo) command(args ...string) *exec.Cmd {
@@ -27,7 +29,7 @@ func (r Repo) command(args ...string) *exec.Cmd {
 	cmd := exec.Command("git", append([]string{"-c", "safe.directory=" + dir}, args...)...)
 	cmd.Dir = r.Dir
 	// Paths from patches are file names, never pathspec patterns.
-	cmd.Env = append(os.Environ(), "GIT_LITERAL_PATHSPECS=1")
+	cmd.Env = append(append(os.Environ(), "GIT_LITERAL_PATHSPECS=1"), r.env...)
 	return cmd
 }
 
@@ -80,38 +82,30 @@ func (r Repo) Apply(patch string, binary bool) (string, error) {
 	return r.Git(append(args, abs)...)
 }
 
-// PatchPaths is git's own reading of a patch file: every path git apply would create, change
-// or delete (both names of a rename), after it strips the first component of each name
-// whatever it is, and whether or not the patch has "diff --git" lines. A patch git cannot
-// read is an error with git's message.
+// PatchPaths is git's own reading of a patch file: every path git apply changes when it
+// applies the patch to the base (created, modified, deleted, both names of a rename), after
+// it strips the first component of each name whatever it is, and whether or not the patch has
+// "diff --git" lines. The patch is applied to a scratch index of the base, not to the tree. A
+// patch git cannot apply to the base is an error with git's message.
 func (r Repo) PatchPaths(patch string) ([]string, error) {
 	abs, err := filepath.Abs(patch)
 	if err != nil {
 		return nil, err
 	}
-	fields, err := r.GitZ("apply", "--numstat", "-z", abs)
+	scratch, err := os.MkdirTemp("", "sweep-index-")
 	if err != nil {
 		return nil, err
 	}
-	// Each file is "added\tdeleted\tpath", or "added\tdeleted\t" then the old and new names
-	// of a rename or copy as fields of their own.
-	var paths []string
-	for i := 0; i < len(fields); i++ {
-		parts := strings.SplitN(fields[i], "\t", 3)
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("git apply --numstat: unexpected record %q", fields[i])
-		}
-		if parts[2] != "" {
-			paths = append(paths, parts[2])
-			continue
-		}
-		if i+2 >= len(fields) {
-			return nil, errors.New("git apply --numstat: a rename without its two names")
-		}
-		paths = append(paths, fields[i+1], fields[i+2])
-		i += 2
+	defer func() { _ = os.RemoveAll(scratch) }() // a scratch index, never read again
+	scratchIndex := r
+	scratchIndex.env = []string{"GIT_INDEX_FILE=" + filepath.Join(scratch, "index")}
+	if _, err := scratchIndex.GitZ("read-tree", r.Base); err != nil {
+		return nil, err
 	}
-	return paths, nil
+	if _, err := scratchIndex.GitZ("apply", "--cached", "--binary", "--whitespace=nowarn", abs); err != nil {
+		return nil, err
+	}
+	return scratchIndex.GitZ("diff-index", "--cached", "-z", "--name-only", "--no-renames", r.Base)
 }
 
 // Modified lists the tracked paths whose work-tree file is not the index's (graders keep the

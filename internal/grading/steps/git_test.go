@@ -105,3 +105,110 @@ func TestRepoRestore(t *testing.T) {
 		})
 	}
 }
+
+func TestRepoPatchPaths(t *testing.T) {
+	repo, _ := newRepo(t, nil)
+	tests := map[string]struct {
+		patch   string
+		want    []string
+		wantErr string
+	}{
+		"git diff": {patch: "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n",
+			want: []string{"src/a.py"}},
+		"mnemonic prefixes are stripped like any other": {patch: "diff --git c/conftest.py i/conftest.py\nnew file mode 100644\n--- /dev/null\n+++ i/conftest.py\n@@ -0,0 +1 @@\n+x = 1\n",
+			want: []string{"conftest.py"}},
+		"a plain unified diff": {patch: "--- old/src/a.py\n+++ new/src/a.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n", want: []string{"src/a.py"}},
+		"a rename names both paths": {patch: "diff --git a/src/a.py b/src/b.py\nsimilarity index 100%\nrename from src/a.py\nrename to src/b.py\n",
+			want: []string{"src/a.py", "src/b.py"}},
+		"not a patch":                 {patch: "diff --git a/x b/x\n@@ nonsense\n", wantErr: "git apply"},
+		"a patch that does not apply": {patch: "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-a = 9\n+a = 2\n", wantErr: "patch does not apply"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "p.diff")
+			if err := os.WriteFile(p, []byte(tc.patch), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := repo.PatchPaths(p)
+			if tc.wantErr != "" {
+				sweeptest.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Modified and Untracked together are everything that differs from the base, whatever hides
+// it from git status: ignore rules, nested repositories, symlinks.
+func TestRepoModifiedAndUntracked(t *testing.T) {
+	repo, _ := newRepo(t, nil)
+	sweeptest.WriteFiles(t, repo.Dir, map[string]string{
+		"src/a.py": "changed\n", ".gitignore": "*.log\nhidden/\n", "x.log": "ignored\n", "hidden/conftest.py": "ignored too\n",
+		"nested/.git/HEAD": "ref: refs/heads/main\n", "nested/conftest.py": "in a nested repository\n",
+	})
+	if err := os.Remove(filepath.Join(repo.Dir, "tests/test_a.py")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(repo.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	modified, err := repo.Modified()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"src/a.py", "tests/test_a.py"}, modified); diff != "" {
+		t.Errorf("Modified (-want +got):\n%s", diff)
+	}
+	untracked, err := repo.Untracked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".gitignore", "hidden/conftest.py", "link", "nested/.git/HEAD", "nested/conftest.py", "x.log"}
+	if diff := cmp.Diff(want, untracked); diff != "" {
+		t.Errorf("Untracked (-want +got):\n%s", diff)
+	}
+}
+
+// Restore never follows a symlink the code under test planted: what it points at survives.
+func TestRepoRestoreThroughSymlinks(t *testing.T) {
+	repo, _ := newRepo(t, nil)
+	outside := t.TempDir()
+	sweeptest.WriteFiles(t, outside, map[string]string{"conftest.py": "victim\n", "test_a.py": "victim\n"})
+	if err := os.RemoveAll(filepath.Join(repo.Dir, "tests")); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"tests": outside, "conftest.py": filepath.Join(outside, "conftest.py"), "sub": outside} {
+		if err := os.Symlink(target, filepath.Join(repo.Dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restored, removed, err := repo.Restore([]string{"tests/test_a.py", "tests/conftest.py", "conftest.py", "sub/conftest.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"tests/test_a.py"}, restored); diff != "" {
+		t.Errorf("restored (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"conftest.py", "sub/conftest.py", "tests/conftest.py"}, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	for _, f := range []string{"conftest.py", "test_a.py"} {
+		if got := sweeptest.ReadFile(t, filepath.Join(outside, f)); got != "victim\n" {
+			t.Errorf("%s outside the tree = %q", f, got)
+		}
+	}
+	if got := sweeptest.ReadFile(t, filepath.Join(repo.Dir, "tests/test_a.py")); got != baseFiles["tests/test_a.py"] {
+		t.Errorf("tests/test_a.py = %q", got)
+	}
+	for _, p := range []string{"conftest.py", "sub"} {
+		if _, err := os.Lstat(filepath.Join(repo.Dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", p, err)
+		}
+	}
+}

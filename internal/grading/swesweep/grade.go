@@ -266,6 +266,10 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 		g.cleanup()
 		return nil, err
 	}
+	if _, err := g.repo.Git("rev-parse", "-q", "--verify", b.BaseRef+"^{commit}"); err != nil {
+		g.cleanup()
+		return nil, fmt.Errorf("%s: base_ref %q is not a commit of the repository %s", BundleFile, b.BaseRef, workdir)
+	}
 	for _, bug := range bugs {
 		paths, err := g.repo.PatchPaths(filepath.Join(o.BundleDir, bug.TestPatch))
 		if err != nil {

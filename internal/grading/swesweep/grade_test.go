@@ -255,7 +255,7 @@ func TestGraderFailures(t *testing.T) {
 		{name: "base ref missing", setup: func(t *testing.T, f fixture) Options {
 			sweeptest.Run(t, f.repo, "git", "tag", "-d", "baseline")
 			return Options{BundleDir: f.bundle}
-		}, want: "git reset -q --hard baseline"},
+		}, want: `bundle.json: base_ref "baseline" is not a commit of the repository`},
 		{name: "oracle pristine regression", oracle: true, setup: func(t *testing.T, f fixture) Options {
 			sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `["tests/test_visible.py::test_neg", "tests/test_visible.py::test_gone"]`})
 			return Options{BundleDir: f.bundle}
@@ -267,7 +267,7 @@ func TestGraderFailures(t *testing.T) {
 		{name: "oracle test patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
 			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
 			return Options{BundleDir: f.bundle}
-		}, want: "bug mul: test patch does not apply"},
+		}, want: "bug mul: test patch bugs/mul/test.patch: git apply"},
 		{name: "base tests not a list", setup: func(t *testing.T, f fixture) Options {
 			sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `{"a": 1}`})
 			return Options{BundleDir: f.bundle}
