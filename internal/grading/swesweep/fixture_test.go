@@ -23,8 +23,8 @@ func requireRoot(t *testing.T) {
 	}
 }
 
-// reachableByTests opens dir's ancestors under the temporary directory to everyone, as a
-// task image's are: t.TempDir makes them root's alone.
+// reachableByTests opens dir and its ancestors under the temporary directory to everyone, as
+// a task image's are: t.TempDir makes them root's alone.
 func reachableByTests(t *testing.T, dir string) {
 	t.Helper()
 	for d := dir; d != os.TempDir() && d != filepath.Dir(d); d = filepath.Dir(d) {
@@ -89,7 +89,6 @@ func newFixtureOf(t *testing.T, files map[string]string, edit func(*Bundle)) fix
 	requireRoot(t)
 	pytest := sweeptest.Pytest(t)
 	repo := sweeptest.GitRepo(t, files, "baseline")
-	reachableByTests(t, repo)
 	bundle := t.TempDir()
 	patch := func(name string, files map[string]string) string {
 		sweeptest.WriteFiles(t, repo, files)
