@@ -31,7 +31,8 @@ var importableExts = []string{".py", ".pyc", ".pyo", ".pyw", ".so", ".pyd"}
 
 // isRunnerConfig reports whether p (slash-separated, relative to the work tree) is runner
 // configuration: a file that can change how the tests are found, loaded or reported rather
-// than what the tested code does. baseTop holds the names at the top of the base tree.
+// than what the tested code does. baseTop holds the names at the top of the tree at the base
+// (tracked, or already there untracked).
 //
 // Besides the configuration files above, that is: *.pth files and *.dist-info / *.egg-info
 // metadata (entry points load plugins), bytecode caches (a stale or forged .pyc stands in for
@@ -112,6 +113,12 @@ func newGuard(repo steps.Repo, tests testMatcher, hidden []string) (*guard, erro
 	files, err := repo.Untracked()
 	if err != nil {
 		return nil, err
+	}
+	// The image's own untracked top-level entries (a build directory, a virtualenv) are no
+	// module the patch added.
+	for _, p := range files {
+		top, _, _ := strings.Cut(p, "/")
+		g.baseTop[top] = true
 	}
 	for _, p := range files {
 		digest := ""
