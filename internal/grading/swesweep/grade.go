@@ -498,8 +498,12 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := g.guard.refusal(append(slices.Clone(gitPaths), changed...)); err != nil {
-		return false, g.refuse(rep, err.Error())
+	why, err := g.guard.refusal(append(slices.Clone(gitPaths), changed...))
+	if err != nil {
+		return false, err
+	}
+	if why != "" {
+		return false, g.refuse(rep, why)
 	}
 	rep.Applied = true
 	rep.RestoredTestFiles, rep.RemovedTestFiles, err = g.guard.enforce(gitPaths...)

@@ -241,7 +241,9 @@ func TestGraderFailures(t *testing.T) {
 		name   string
 		setup  func(t *testing.T, f fixture) Options
 		oracle bool
-		want   string
+		// root grades as uid 0 instead of testUser.
+		root bool
+		want string
 	}{
 		{name: "no bundle", setup: func(t *testing.T, f fixture) Options {
 			return Options{BundleDir: t.TempDir()}
@@ -272,11 +274,23 @@ func TestGraderFailures(t *testing.T) {
 			sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `{"a": 1}`})
 			return Options{BundleDir: f.bundle}
 		}, want: "want a JSON list of test ids"},
+		{name: "tests as root", root: true, setup: func(t *testing.T, f fixture) Options {
+			return Options{BundleDir: f.bundle}
+		}, want: "the test identity is 0:0: the build and the tests must run as an unprivileged uid and gid (--test-uid)"},
+		{name: "workdir out of the test identity's reach", setup: func(t *testing.T, f fixture) Options {
+			if err := os.Chmod(filepath.Dir(f.repo), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return Options{BundleDir: f.bundle}
+		}, want: "cannot be reached by the test identity (uid 65541)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, nil)
 			o := tc.setup(t, f)
-			o.OutDir, o.Oracle, o.PatchPath, o.TestUser = t.TempDir(), tc.oracle, filepath.Join(t.TempDir(), "none"), testUser
+			if !tc.root {
+				o.TestUser = testUser
+			}
+			o.OutDir, o.Oracle, o.PatchPath = t.TempDir(), tc.oracle, filepath.Join(t.TempDir(), "none")
 			got, err := Run(context.Background(), o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
@@ -296,4 +310,13 @@ func TestGraderFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A result directory that is a file cannot be made the grader's: the grading fails saying so.
+func TestGradeResultDirectoryIsAFile(t *testing.T) {
+	f := newFixture(t, nil)
+	out := filepath.Join(t.TempDir(), "verifier")
+	sweeptest.WriteFiles(t, filepath.Dir(out), map[string]string{"verifier": "not a directory"})
+	_, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), out))
+	sweeptest.ErrorContains(t, err, "not a directory")
 }

@@ -151,7 +151,7 @@ func (g *guard) digest(p string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		io.WriteString(h, target)
+		h.Write([]byte(target)) // a hash.Hash never fails to write
 	case info.Mode().IsRegular():
 		f, err := os.Open(full)
 		if err != nil {
@@ -214,32 +214,37 @@ func (g *guard) enforce(extra ...string) (restored, removed []string, err error)
 	return g.repo.Restore(touched)
 }
 
-// refusal is why a patch, as git applied it, is not graded.
-func (g *guard) refusal(paths []string) error {
+// refusal says why a patch, as git applied it, is not graded ("" when it is): a path in .git,
+// or a symlink that does not resolve inside the work tree (out of it, or in a loop) or that
+// points into .git.
+func (g *guard) refusal(paths []string) (string, error) {
 	root, err := os.OpenRoot(g.repo.Dir)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() { _ = root.Close() }() // opened to read
-	var errs []error
+	var whys []string
 	for _, p := range paths {
 		for _, seg := range strings.Split(p, "/") {
 			if strings.EqualFold(strings.TrimRight(seg, ". "), ".git") {
-				errs = append(errs, fmt.Errorf("%q is inside .git", p))
+				whys = append(whys, fmt.Sprintf("%q is inside .git", p))
 			}
 		}
 		info, err := root.Lstat(filepath.FromSlash(p))
 		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 			continue // deleted, or not a symlink
 		}
-		target, _ := os.Readlink(filepath.Join(g.repo.Dir, filepath.FromSlash(p)))
+		target, err := os.Readlink(filepath.Join(g.repo.Dir, filepath.FromSlash(p)))
+		if err != nil {
+			return "", err
+		}
 		if _, err := root.Stat(filepath.FromSlash(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("symlink %q points outside the work tree (%s)", p, target))
+			whys = append(whys, fmt.Sprintf("symlink %q points outside the work tree or cannot be resolved in it (%s)", p, target))
 			continue
 		}
 		if resolved := path.Join(path.Dir(p), target); !path.IsAbs(target) && strings.EqualFold(strings.SplitN(resolved, "/", 2)[0], ".git") {
-			errs = append(errs, fmt.Errorf("symlink %q points into .git (%s)", p, target))
+			whys = append(whys, fmt.Sprintf("symlink %q points into .git (%s)", p, target))
 		}
 	}
-	return errors.Join(errs...)
+	return strings.Join(whys, "; "), nil
 }
