@@ -483,6 +483,12 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	rep.Present, rep.Bytes, rep.SHA256 = true, len(data), hex.EncodeToString(sum[:])
 	rep.PatchStats = ParsePatch(data)
 	rep.FilesChanged = len(rep.Files)
+	// git refuses such paths itself; the patch is refused before git reads it, with its reason.
+	for _, p := range rep.Paths() {
+		if insideGitDir(p) {
+			return false, g.refuse(rep, fmt.Sprintf("%q is inside .git", p))
+		}
+	}
 	gitPaths, err := g.repo.PatchPaths(g.o.PatchPath)
 	if err != nil {
 		return false, g.notApplied(rep, err.Error())

@@ -225,10 +225,8 @@ func (g *guard) refusal(paths []string) (string, error) {
 	defer func() { _ = root.Close() }() // opened to read
 	var whys []string
 	for _, p := range paths {
-		for _, seg := range strings.Split(p, "/") {
-			if strings.EqualFold(strings.TrimRight(seg, ". "), ".git") {
-				whys = append(whys, fmt.Sprintf("%q is inside .git", p))
-			}
+		if insideGitDir(p) {
+			whys = append(whys, fmt.Sprintf("%q is inside .git", p))
 		}
 		info, err := root.Lstat(filepath.FromSlash(p))
 		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
@@ -247,4 +245,15 @@ func (g *guard) refusal(paths []string) (string, error) {
 		}
 	}
 	return strings.Join(whys, "; "), nil
+}
+
+// insideGitDir reports whether a path has a .git component, spelled as any file system that
+// folds case or drops trailing dots and spaces would read it.
+func insideGitDir(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if strings.EqualFold(strings.TrimRight(seg, ". "), ".git") {
+			return true
+		}
+	}
+	return false
 }
