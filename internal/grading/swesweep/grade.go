@@ -236,6 +236,12 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 	if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("workdir %q is not a directory", workdir)
 	}
+	// The work tree is given to the test identity: what the grader keeps must be elsewhere.
+	for _, kept := range []struct{ name, dir string }{{"bundle", o.BundleDir}, {"result directory", o.OutDir}} {
+		if within(kept.dir, workdir) {
+			return nil, fmt.Errorf("the %s %s is inside the workdir %s, which the tests may write: keep it outside", kept.name, kept.dir, workdir)
+		}
+	}
 	if o.TestUser.UID == 0 || o.TestUser.GID == 0 {
 		return nil, fmt.Errorf("the test identity is %d:%d: the build and the tests must run as an unprivileged uid and gid (--test-uid)", o.TestUser.UID, o.TestUser.GID)
 	}
@@ -289,6 +295,17 @@ func (g *grader) cleanup() {
 			_ = os.RemoveAll(d)
 		}
 	}
+}
+
+// within reports whether path is dir or under it.
+func within(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // reachable checks that the test identity can get to dir: every ancestor must let it search.

@@ -277,6 +277,9 @@ func TestGraderFailures(t *testing.T) {
 		{name: "tests as root", root: true, setup: func(t *testing.T, f fixture) Options {
 			return Options{BundleDir: f.bundle}
 		}, want: "the test identity is 0:0: the build and the tests must run as an unprivileged uid and gid (--test-uid)"},
+		{name: "bundle inside the workdir", setup: func(t *testing.T, f fixture) Options {
+			return Options{BundleDir: f.bundle, Workdir: filepath.Dir(f.bundle)}
+		}, want: "is inside the workdir"},
 		{name: "workdir out of the test identity's reach", setup: func(t *testing.T, f fixture) Options {
 			if err := os.Chmod(filepath.Dir(f.repo), 0o700); err != nil {
 				t.Fatal(err)
