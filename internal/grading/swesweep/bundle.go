@@ -1,7 +1,11 @@
 // Package swesweep is the built-in SWE-sweep grader (docs/design.md §5) for tasks in our own
-// bundle format (docs/task-format.md): reset to the base, apply the agent's patch, restore
-// the test files it touched, build, run the visible suite once for regressions, then run
-// each bug's hidden fail-to-pass tests.
+// bundle format (docs/task-format.md): reset to the base, apply the agent's patch (refused
+// when git and its headers read it differently, or when it plants a symlink out of the tree),
+// build, run the visible suite once for regressions, then run each bug's hidden fail-to-pass
+// tests. The build and the suites run as the unprivileged test identity; before each of them
+// the guard puts every test file and runner configuration that differs from the base (as git
+// and a walk of the tree see it) back by git. A step that hangs on the agent's tree but not on
+// the unpatched one scores 0.
 package swesweep
 
 import (
