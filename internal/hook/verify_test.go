@@ -64,7 +64,7 @@ ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
 			if tc.timeout > 0 {
 				spec.TimeoutSeconds = tc.timeout
 			}
-			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 			spec := verifierSpec(paths)
 			spec.Workdir = repo
 			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader} // the bundle defaults to the tests directory
-			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestVerifyGraderThatWritesNoReward(t *testing.T) {
 	spec := verifierSpec(paths)
 	spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWESweep, GraderDir: paths.Tests}
 	// A "binary" that exits without writing anything stands for a grader that crashed hard.
-	d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: "/bin/false"})
+	d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: "/bin/false", TestUser: testIdentity})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 			spec := verifierSpec(paths)
 			spec.Workdir = repo
 			spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWEBench, GraderDir: filepath.Join(filepath.Dir(paths.Spec), "..", "grader")}
-			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)
 			}
