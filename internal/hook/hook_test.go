@@ -23,7 +23,12 @@ var selfBinary string
 // other package's tests use it.
 var testIdentity = sandbox.Identity{UID: 65543, GID: 65543}
 
-func TestMain(m *testing.M) { sweeptest.MainWithHook(m, "../../cmd/sweep-hook", &selfBinary) }
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv(fakeGraderEnv); ok {
+		os.Exit(fakeGrader(mode, os.Args[1:]))
+	}
+	sweeptest.MainWithHook(m, "../../cmd/sweep-hook", &selfBinary)
+}
 
 // podRoot makes a root with the Pod's directories and files (path under root → content).
 func podRoot(t *testing.T, files map[string]string) Paths {
