@@ -121,13 +121,26 @@ func requireRoot(t *testing.T) {
 	}
 }
 
-// openPod is a Pod root the test identity and the collector's 65532 can reach, with the
-// emptyDirs world-writable as the kubelet makes them, and a world-writable directory where the
-// attack reports what it could do.
+// openPod is a Pod root the test identity and the collector's 65532 can reach (openToOthers),
+// with a world-writable directory where the attack reports what it could do.
 func openPod(t *testing.T) (Paths, string) {
 	paths := podRoot(t, map[string]string{"sweep/input/model.patch": "diff\n", "tests/bundle.json": "{}"})
-	root := filepath.Dir(filepath.Dir(paths.Spec)) // <root>/sweep/spec → <root>
-	root = filepath.Dir(root)
+	openToOthers(t, paths)
+	open := filepath.Join(podRootDir(paths), "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustChmod(t, open, 0o777)
+	return paths, open
+}
+
+func podRootDir(paths Paths) string { return filepath.Dir(filepath.Dir(paths.TerminationLog)) }
+
+// openToOthers lets every user reach the Pod root (t.TempDir's parent is private to root) and
+// makes the emptyDirs world-writable and setgid, as the kubelet makes them.
+func openToOthers(t *testing.T, paths Paths) {
+	t.Helper()
+	root := podRootDir(paths)
 	for _, d := range []string{filepath.Dir(root), root} {
 		mustChmod(t, d, 0o755)
 	}
@@ -137,12 +150,6 @@ func openPod(t *testing.T) (Paths, string) {
 		}
 		mustChmod(t, d, 0o777|os.ModeSetgid)
 	}
-	open := filepath.Join(root, "open")
-	if err := os.Mkdir(open, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	mustChmod(t, open, 0o777)
-	return paths, open
 }
 
 func mustChmod(t *testing.T, path string, mode os.FileMode) {
@@ -273,8 +280,7 @@ func collectAsHookUser(t *testing.T, spec pc.StageSpec, paths Paths) (pc.Summary
 		t.Fatal(err)
 	}
 	mustChmod(t, paths.TerminationLog, 0o666) // the kubelet's, whatever the umask
-	root := filepath.Dir(filepath.Dir(paths.TerminationLog))
-	cmd := exec.Command(bin, "collect", "-root", root, "-stay=false")
+	cmd := exec.Command(bin, "collect", "-root", podRootDir(paths), "-stay=false")
 	hookUser := sandbox.Identity{UID: pc.HookUID, GID: pc.HookUID}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: hookUser.Credential()}
 	var stdout, stderr strings.Builder

@@ -42,7 +42,9 @@ func (o VerifyOptions) testUser() sandbox.Identity {
 // to root and the hook containers' group (stageDirMode): the build and the tests run as the
 // test identity, which then can neither forge the reward nor the done file the collector
 // reports, nor read them (docs/security.md). When the grader has ended, every process of
-// the test identity is killed, so that nothing the tests started outlives the stage.
+// the test identity is killed, so that nothing the tests started outlives the stage. For
+// test.sh, only the run directory is given to them: test.sh may write its reward as another
+// user.
 func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyOptions) (Done, error) {
 	d := Done{Stage: pc.StageVerifier, StartedAt: time.Now(), Timings: map[string]float64{}}
 	limits := spec.Limits.WithDefaults()
@@ -63,8 +65,16 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 	if spec.Verifier != nil {
 		v.grader = spec.Verifier.Grader
 	}
-	if v.setupErr == nil && v.builtIn {
+	switch {
+	case v.setupErr != nil:
+	case v.builtIn:
 		v.setupErr = isolateGrader(sandbox.Check(), opts.testUser(), paths)
+	default:
+		// test.sh is root by Harbor's contract and writes the reward itself; what it runs as
+		// another user still cannot forge the done file.
+		if err := protectRunDir(sandbox.Check(), paths); err != nil {
+			log.Printf("the run directory stays writable to the tests: %v", err)
+		}
 	}
 	if v.setupErr == nil {
 		v.run, v.setupErr = runVerifier(ctx, grader, spec, paths, opts, log)
@@ -165,6 +175,15 @@ func isolateGrader(check error, id sandbox.Identity, paths Paths) error {
 		errs = append(errs, restrictDir(dir))
 	}
 	return errors.Join(errs...)
+}
+
+// protectRunDir gives the run directory, which only the stage writes, to root and the hook
+// group (check is sandbox.Check's answer: only root can).
+func protectRunDir(check error, paths Paths) error {
+	if check != nil {
+		return check
+	}
+	return restrictDir(filepath.Dir(paths.Done))
 }
 
 // restrictDir makes dir root's and the hook group's, with stageDirMode; the setgid bit the

@@ -49,6 +49,8 @@ echo '{"reward": 1, "n_resolved": 3}' > "$VERIFIER_DIR/reward.json"; echo graded
 		{name: "symlinked reward.json is refused, not followed", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/../forged.json"
 ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
 			wantReason: reasons.RewardMissing, wantMsg: "reward.json is a symbolic link: refused: not a regular file"},
+		{name: "what test.sh runs as another user cannot forge the done file", testSh: `setpriv --reuid 65543 --regid 65543 --clear-groups sh -c 'echo "{\"rewards\": {\"reward\": 1}}" > "$DONE_AT"' && exit 9
+echo 0 > "$VERIFIER_DIR/reward.txt"`, wantRewards: map[string]float64{"reward": 0}},
 		{name: "timeout", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/reward.json"; sleep 30 & sleep 30`, timeout: 0.3,
 			wantReason: reasons.VerifierTimeout, wantMsg: "verifier timed out"},
 	} {
@@ -60,6 +62,8 @@ ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
 			paths := podRoot(t, files)
 			t.Setenv("VERIFIER_DIR", paths.VerifierDir)
 			t.Setenv("PATCH_AT", paths.Patch)
+			t.Setenv("DONE_AT", paths.Done)
+			openToOthers(t, paths)
 			spec := verifierSpec(paths)
 			if tc.timeout > 0 {
 				spec.TimeoutSeconds = tc.timeout
