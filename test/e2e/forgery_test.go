@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
@@ -42,9 +41,9 @@ var _ = Describe("the agent's code cannot forge a grade", func() {
 			Expect(trials).To(HaveLen(1), name)
 			t := trials[0]
 			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), "%s: %s %s", name, t.Status.Reason, t.Status.Message)
-			// Measured as 0, or refused with its reason: never a forged grade, never "not measured".
-			Expect(t.Status.Reason).To(BeElementOf("", reasons.PatchRefused), "%s: %s", name, t.Status.Message)
-			Expect(t.Status.Score).To(Equal("0.0000"), name)
+			// Measured as 0 (or refused with its reason, also a 0): never a forged grade, never
+			// "not measured".
+			Expect(t.Status.Score).To(Equal("0.0000"), "%s: %s %s", name, t.Status.Reason, t.Status.Message)
 			got := rewards(t)
 			Expect(got).To(HaveKeyWithValue(reward.KeyReward, 0.0), name)
 			Expect(got).To(HaveKeyWithValue(reward.KeyResolved, 0.0), name)
