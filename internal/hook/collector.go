@@ -117,7 +117,7 @@ func collectedRewards(outputs []pc.Output, data [][]byte, verifierDir string) (r
 		}
 		switch {
 		case o.Refused != "":
-			return nil, fmt.Errorf("%s refused: %s", reward.FileJSON, o.Refused)
+			return nil, errors.New(o.Refused)
 		case o.TooLarge:
 			return nil, fmt.Errorf("%s has %d bytes, too large to send", reward.FileJSON, o.OriginalSize)
 		case !o.Missing:

@@ -369,6 +369,7 @@ func TestCollectorReportsTheRewardFile(t *testing.T) {
 		name        string
 		grader      string
 		files       map[string]string // under logs/verifier
+		prepare     func(t *testing.T, paths Paths, spec *pc.StageSpec)
 		claimed     map[string]float64
 		wantRewards map[string]float64
 		wantReason  string
@@ -385,6 +386,18 @@ func TestCollectorReportsTheRewardFile(t *testing.T) {
 			wantRewards: map[string]float64{reward.KeyReward: 0.25}},
 		{name: "invalid reward.json", files: map[string]string{reward.FileJSON: `{"reward": "1"}`}, claimed: forged,
 			wantReason: reasons.RewardMissing, wantMsg: `reward.json key "reward": "1" is not a number`},
+		{name: "symlinked reward.json", grader: pc.GraderSWESweep, claimed: forged,
+			prepare: func(t *testing.T, paths Paths, _ *pc.StageSpec) {
+				sweeptest.WriteFiles(t, paths.Input, map[string]string{"forged.json": string(mustEncode(forged))})
+				if err := os.MkdirAll(paths.VerifierDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				mustSymlink(t, filepath.Join(paths.Input, "forged.json"), paths.rewardJSON())
+			},
+			wantReason: reasons.GraderFailed, wantMsg: "/logs/verifier/reward.json is a symbolic link: refused: not a regular file"},
+		{name: "reward.json too large to send", claimed: forged, files: map[string]string{reward.FileJSON: string(mustEncode(forged))},
+			prepare:    func(_ *testing.T, _ Paths, spec *pc.StageSpec) { spec.Limits.MaxRecordBytes = 16 },
+			wantReason: reasons.RewardMissing, wantMsg: "found none: reward.json has 61 bytes, too large to send"},
 		{name: "no rewards claimed: none reported", files: map[string]string{reward.FileJSON: string(mustEncode(forged))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -396,6 +409,9 @@ func TestCollectorReportsTheRewardFile(t *testing.T) {
 			spec := verifierSpec(paths)
 			if tc.grader != "" {
 				spec.Verifier = &pc.VerifierSpec{Grader: tc.grader, GraderDir: paths.Tests}
+			}
+			if tc.prepare != nil {
+				tc.prepare(t, paths, &spec)
 			}
 			mustWriteDone(t, paths.Done, Done{Stage: pc.StageVerifier, Rewards: tc.claimed})
 			s, _ := collectNow(t, context.Background(), spec, paths)

@@ -26,6 +26,7 @@ func TestVerifyTestScript(t *testing.T) {
 		name        string
 		testSh      string // "" : no test.sh
 		timeout     float64
+		asRoot      bool // the case switches users
 		wantReason  string
 		wantMsg     string
 		wantRewards map[string]float64
@@ -50,11 +51,14 @@ echo '{"reward": 1, "n_resolved": 3}' > "$VERIFIER_DIR/reward.json"; echo graded
 ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
 			wantReason: reasons.RewardMissing, wantMsg: "reward.json is a symbolic link: refused: not a regular file"},
 		{name: "what test.sh runs as another user cannot forge the done file", testSh: `setpriv --reuid 65543 --regid 65543 --clear-groups sh -c 'echo "{\"rewards\": {\"reward\": 1}}" > "$DONE_AT"' && exit 9
-echo 0 > "$VERIFIER_DIR/reward.txt"`, wantRewards: map[string]float64{"reward": 0}},
+echo 0 > "$VERIFIER_DIR/reward.txt"`, asRoot: true, wantRewards: map[string]float64{"reward": 0}},
 		{name: "timeout", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/reward.json"; sleep 30 & sleep 30`, timeout: 0.3,
 			wantReason: reasons.VerifierTimeout, wantMsg: "verifier timed out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.asRoot {
+				requireRoot(t)
+			}
 			files := map[string]string{"sweep/input/model.patch": "diff\n", "logs/verifier/stale.txt": "old"}
 			if tc.testSh != "" {
 				files["tests/test.sh"] = tc.testSh + "\n"
