@@ -11,7 +11,9 @@ import (
 
 func TestVerifierArtifacts(t *testing.T) {
 	patch, notes := []byte("diff --git a/f b/f\n"), []byte("notes")
-	read := func(name string, data []byte) podcontract.Output { return podcontract.NewOutput(name, data, int64(len(data))) }
+	read := func(name string, data []byte) podcontract.Output {
+		return podcontract.NewOutput(name, data, int64(len(data)))
+	}
 	keys := []string{podcontract.PatchKey, "notes.txt"}
 	cases := map[string]struct {
 		outputs []podcontract.Output

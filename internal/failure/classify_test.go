@@ -171,7 +171,7 @@ func TestNext(t *testing.T) {
 		policy evalv1.RetryPolicy
 		want   Decision
 	}{
-		"success proceeds":                      {v: Verdict{Done: true}, policy: policy, want: Decision{Step: StepProceed}},
+		"success proceeds": {v: Verdict{Done: true}, policy: policy, want: Decision{Step: StepProceed}},
 		"a scored cause proceeds": {v: Verdict{Done: true, Class: ClassScored, Reason: reasons.PatchTooLarge, Message: "big"}, policy: policy,
 			want: Decision{Step: StepProceed, Reason: reasons.PatchTooLarge, Message: "big"}},
 		"agent failure proceeds":                {v: Verdict{Done: true, Class: ClassAgent, Reason: "AgentTimeout", Message: "t"}, policy: policy, want: Decision{Step: StepProceed, Reason: "AgentTimeout", Message: "t"}},
