@@ -77,7 +77,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		t.Error("harvesting needs get on pods/log")
 	}
 	forbidden := map[string][]string{
-		"pods":       {"create", "update", "delete", "patch"},
+		"pods": {"create", "update", "delete", "patch"},
 		// The manager creates its trials' Secrets and never reads one (controllers.CacheOptions).
 		"secrets":    {"get", "list", "watch", "update", "delete", "patch"},
 		"configmaps": {"create", "update", "delete", "patch"},
