@@ -188,7 +188,8 @@ func awaitPodStatus(s Stage) (Verdict, bool) {
 	return Verdict{}, !settled && s.Now.Sub(s.JobFinishedAt) < PodStatusSettle
 }
 
-// outOfMemory attributes a verifier whose main container was OOM-killed (docs/design.md §6):
+// outOfMemory attributes a verifier whose main container was OOM-killed (the attribution rule
+// of docs/security.md):
 //
 //   - a measured result stands: the grader saw what was killed and graded it;
 //   - a Pod that was evicted, preempted or lost to its node is the infrastructure's (caught

@@ -48,6 +48,10 @@ func TestClassify(t *testing.T) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "PreemptionByScheduler"}
 		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.Preempted, Message: "pod disrupted: PreemptionByScheduler"}},
+		"a disruption of a kind not known yet is the infrastructure's": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed = true
+			s.Pod = &Pod{Disruption: "SomethingNew"}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: "pod disrupted: SomethingNew"}},
 		"node lost": {st: verifier, obs: func(s *Stage) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "DeletionByTaintManager"}
