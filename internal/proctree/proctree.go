@@ -39,6 +39,8 @@ type Cmd struct {
 	Grace time.Duration
 	// Credential runs the command as another user.
 	Credential *syscall.Credential
+	// ExtraFiles are open in the command as file descriptors 3, 4, ...
+	ExtraFiles []*os.File
 }
 
 // DefaultGrace is the grace period when Cmd.Grace is zero.
@@ -69,6 +71,7 @@ func Run(ctx context.Context, c Cmd) (res Result) {
 	cmd.Dir = c.Dir
 	cmd.Env = append(append([]string{}, c.Env...), markerVar+"="+marker)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: c.Credential}
+	cmd.ExtraFiles = c.ExtraFiles
 
 	// A pipe of our own rather than exec's copying goroutine: Wait must not block on a
 	// daemon that keeps the pipe open; the copy ends once the whole tree is gone.

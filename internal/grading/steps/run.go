@@ -26,6 +26,8 @@ type Command struct {
 	// suites) and kills every process of that identity once the command has ended; nil runs
 	// it as this process (the grader's own git and scripts).
 	As *sandbox.Identity
+	// ExtraFiles are open in the command as file descriptors 3, 4, ... (a result channel).
+	ExtraFiles []*os.File
 }
 
 // RunUnderTimeout runs c as a process tree under its timeout. When no time is left it does
@@ -38,7 +40,8 @@ func RunUnderTimeout(ctx context.Context, c Command) proctree.Result {
 	if env == nil {
 		env = os.Environ()
 	}
-	pc := proctree.Cmd{Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env, Output: c.Output, Timeout: c.Timeout, Grace: c.Grace}
+	pc := proctree.Cmd{Path: c.Path, Args: c.Args, Dir: c.Dir, Env: env, Output: c.Output, Timeout: c.Timeout, Grace: c.Grace,
+		ExtraFiles: c.ExtraFiles}
 	if c.As == nil {
 		return proctree.Run(ctx, pc)
 	}
