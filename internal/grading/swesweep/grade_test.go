@@ -323,3 +323,22 @@ func TestGradeResultDirectoryIsAFile(t *testing.T) {
 	_, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), out))
 	sweeptest.ErrorContains(t, err, "not a directory")
 }
+
+// The build and the suites run as the test identity, in the hardened environment, in a tree
+// that identity owns; .git stays root's.
+func TestUntrustedStepsRunAsTheTestIdentity(t *testing.T) {
+	probe := `echo "as $(id -u):$(id -g) groups $(id -G) autoload=$PYTEST_DISABLE_PLUGIN_AUTOLOAD usersite=$PYTHONNOUSERSITE"; ` +
+		`stat -c 'tree %u' .; stat -c 'git %u' .git; touch .git/planted 2>/dev/null && echo wrote-git || echo git-locked`
+	f := newFixture(t, func(b *Bundle) { b.Build = &Command{Command: probe} })
+	var log strings.Builder
+	o := f.options(filepath.Join(t.TempDir(), "none"), t.TempDir())
+	o.Log = &log
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"as 65541:65541 groups 65541 autoload=1 usersite=1\n", "tree 65541\n", "git 0\n", "git-locked\n"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the build's output lacks %q:\n%s", want, log.String())
+		}
+	}
+}
