@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -231,3 +232,66 @@ func removeInTree(root *os.Root, p string) error {
 	}
 	return root.RemoveAll(filepath.FromSlash(p))
 }
+
+// PinnedGitDir is a work tree's .git as the grader found it, held open. The work tree belongs
+// to the test identity, which cannot change .git (root's, sandbox.Prepare) but can rename it
+// within the tree's top directory and put a repository of its own in its place: one whose
+// config runs commands (core.fsmonitor) for the grader's git, or whose base ref names forged
+// test files. Check puts the original back before the grader's git reads it again.
+type PinnedGitDir struct {
+	workdir string
+	dir     *os.File
+	info    fs.FileInfo
+}
+
+// PinGitDir holds the work tree's .git directory open. Call it before any code under test runs.
+func (r Repo) PinGitDir() (*PinnedGitDir, error) {
+	path := filepath.Join(r.Dir, ".git")
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: grade a repository of its own, not a linked work tree or a submodule", path)
+	}
+	workdir, err := filepath.EvalSymlinks(r.Dir) // the name the kernel reports a move under
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &PinnedGitDir{workdir: workdir, dir: dir, info: info}, nil
+}
+
+// Check puts the pinned .git back at the top of the work tree when something else is there
+// now, removing the impostor; it reports whether it had to. Run it only while no process of
+// the test identity runs.
+func (p *PinnedGitDir) Check() (bool, error) {
+	path := filepath.Join(p.workdir, ".git")
+	if now, err := os.Lstat(path); err == nil && os.SameFile(now, p.info) {
+		return false, nil
+	}
+	// The kernel knows where the directory went: only to another name in the same directory,
+	// since moving a directory to another parent needs write access to it.
+	moved, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(p.dir.Fd())))
+	if err != nil {
+		return false, err
+	}
+	if filepath.Dir(moved) != p.workdir {
+		return false, fmt.Errorf("the repository's .git was moved to %s, out of the work tree's top", moved)
+	}
+	root, err := os.OpenRoot(p.workdir)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = root.Close() }() // opened to remove in
+	if err := root.RemoveAll(".git"); err != nil {
+		return false, err
+	}
+	return true, os.Rename(moved, path)
+}
+
+// Close releases the directory.
+func (p *PinnedGitDir) Close() error { return p.dir.Close() }

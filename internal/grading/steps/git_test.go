@@ -3,6 +3,7 @@ package steps
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -211,4 +212,40 @@ func TestRepoRestoreThroughSymlinks(t *testing.T) {
 			t.Errorf("%s is still there: %v", p, err)
 		}
 	}
+}
+
+func TestPinnedGitDir(t *testing.T) {
+	repo, _ := newRepo(t, nil)
+	pin, err := repo.PinGitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pin.Close() }()
+	if replaced, err := pin.Check(); err != nil || replaced {
+		t.Fatalf("Check on an untouched tree = %v, %v", replaced, err)
+	}
+	gitDir := filepath.Join(repo.Dir, ".git")
+	if err := os.Rename(gitDir, filepath.Join(repo.Dir, "moved-away")); err != nil {
+		t.Fatal(err)
+	}
+	sweeptest.WriteFiles(t, gitDir, map[string]string{"config": "[core]\n\tfsmonitor = touch /tmp/x\n"})
+	if replaced, err := pin.Check(); err != nil || !replaced {
+		t.Fatalf("Check on a swapped .git = %v, %v; want it put back", replaced, err)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Dir, "moved-away")); !os.IsNotExist(err) {
+		t.Errorf("the original is still under its other name: %v", err)
+	}
+	if cfg := sweeptest.ReadFile(t, filepath.Join(gitDir, "config")); strings.Contains(cfg, "fsmonitor") {
+		t.Errorf("the impostor's config is in place:\n%s", cfg)
+	}
+	if _, err := repo.Git("rev-parse", "--verify", "base"); err != nil {
+		t.Errorf("the repository does not work after Check: %v", err)
+	}
+}
+
+func TestPinGitDirRefusesALinkedWorkTree(t *testing.T) {
+	dir := t.TempDir()
+	sweeptest.WriteFiles(t, dir, map[string]string{".git": "gitdir: /elsewhere\n"})
+	_, err := Repo{Dir: dir}.PinGitDir()
+	sweeptest.ErrorContains(t, err, "is not a directory")
 }

@@ -117,7 +117,10 @@ func (g *grader) rerunUnpatched(ctx context.Context, h *hang) (*StepReport, erro
 	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
 		return nil, err
 	}
-	rep := g.shell(ctx, h.command, limit, g.o.Log, nil, nil)
+	rep, err := g.shell(ctx, h.command, limit, g.o.Log, nil, nil)
+	if err != nil {
+		return nil, err
+	}
 	if rep.Canceled {
 		return nil, errCanceled
 	}

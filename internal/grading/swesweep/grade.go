@@ -104,6 +104,9 @@ type StepReport struct {
 	LimitSec float64 `json:"limit_sec,omitempty"`
 	// StartError is why the command could not be started.
 	StartError string `json:"start_error,omitempty"`
+	// GitDirReplaced: the step put another .git in place of the repository's; the grader put
+	// the original back before its own git ran.
+	GitDirReplaced bool `json:"git_dir_replaced,omitempty"`
 	// Rerun is the same step on the unpatched tree, run when it timed out on the agent's.
 	Rerun *StepReport `json:"rerun,omitempty"`
 }
@@ -205,6 +208,8 @@ type grader struct {
 	tests     testMatcher
 	repo      steps.Repo
 	guard     *guard
+	// gitDir is the repository's .git, pinned before any code under test ran.
+	gitDir *steps.PinnedGitDir
 	// hidden are each bug's test patch paths, as git reads them.
 	hidden map[string][]string
 	// scratch holds the grader's own files (suite output), private to root; pluginDir holds
@@ -290,6 +295,9 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 // cleanup removes the grader's scratch directories; what they held is never read again, so
 // a failure to remove them cannot change the grade.
 func (g *grader) cleanup() {
+	if g.gitDir != nil {
+		_ = g.gitDir.Close() // a directory opened to read
+	}
 	for _, d := range []string{g.scratch, g.pluginDir} {
 		if d != "" {
 			_ = os.RemoveAll(d)
@@ -380,11 +388,14 @@ func (g *grader) reset() error {
 	if g.guard != nil {
 		return nil
 	}
+	var err error
+	if g.gitDir, err = g.repo.PinGitDir(); err != nil {
+		return err
+	}
 	var hidden []string
 	for _, paths := range g.hidden {
 		hidden = append(hidden, paths...)
 	}
-	var err error
 	g.guard, err = newGuard(g.repo, g.tests, hidden)
 	return err
 }
@@ -613,8 +624,11 @@ func (g *grader) build(ctx context.Context, agent bool) error {
 		return err
 	}
 	limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
-	rep := g.shell(ctx, g.bundle.Build.Command, limit, g.o.Log, nil, nil)
+	rep, err := g.shell(ctx, g.bundle.Build.Command, limit, g.o.Log, nil, nil)
 	g.ev.Build = append(g.ev.Build, rep)
+	if err != nil {
+		return err
+	}
 	last := &g.ev.Build[len(g.ev.Build)-1]
 	switch {
 	case rep.Canceled:
@@ -738,8 +752,14 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 		withEnv, extra = channel.Env, channel.ExtraFiles()
 	}
 	limit := g.limit(s.TimeoutSec, defaultSuiteTimeout)
-	rep := &SuiteReport{StepReport: g.shell(ctx, command, limit, io.MultiWriter(g.o.Log, out), withEnv, extra),
-		Counts: map[testresults.Status]int{}}
+	step, err := g.shell(ctx, command, limit, io.MultiWriter(g.o.Log, out), withEnv, extra)
+	rep := &SuiteReport{StepReport: step, Counts: map[testresults.Status]int{}}
+	if err != nil {
+		if channel != nil {
+			_, _, _ = channel.Results() // closes the pipe; the grading has failed
+		}
+		return nil, nil, err
+	}
 	if rep.Canceled || rep.StartError != "" {
 		if channel != nil {
 			_, _, _ = channel.Results() // closes the pipe; the run is not a measurement
@@ -803,8 +823,9 @@ func (g *grader) readResults(root *os.Root, s Suite, out *os.File) (testresults.
 
 // shell runs command with sh in the workdir as the test identity, as a process tree under
 // limit, in the hardened environment; withEnv (when not nil) adds a result channel's
-// variables.
-func (g *grader) shell(ctx context.Context, command string, limit time.Duration, out io.Writer, withEnv func([]string) []string, extra []*os.File) StepReport {
+// variables. Once every process of the step is gone, the repository's .git is put back if the
+// step replaced it. The error is the grader's: the .git could not be put back.
+func (g *grader) shell(ctx context.Context, command string, limit time.Duration, out io.Writer, withEnv func([]string) []string, extra []*os.File) (StepReport, error) {
 	fmt.Fprintf(g.o.Log, "[grader] $ %s\n", command)
 	env := untrustedEnv(os.Environ())
 	if withEnv != nil {
@@ -818,7 +839,15 @@ func (g *grader) shell(ctx context.Context, command string, limit time.Duration,
 		rep.StartError = res.StartErr.Error()
 		fmt.Fprintf(g.o.Log, "[grader] cannot run sh: %v\n", res.StartErr)
 	}
-	return rep
+	replaced, err := g.gitDir.Check()
+	if err != nil {
+		return rep, fmt.Errorf("after %q: %w", command, err)
+	}
+	if replaced {
+		rep.GitDirReplaced = true
+		fmt.Fprintf(g.o.Log, "[grader] %q replaced the repository's .git: the original is back\n", command)
+	}
+	return rep, nil
 }
 
 // untrustedEnv is the environment of the build and the suites: the grader's, with pytest's
