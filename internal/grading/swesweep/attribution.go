@@ -3,9 +3,7 @@ package swesweep
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -125,12 +123,4 @@ func (g *grader) rerunUnpatched(ctx context.Context, h *hang) (*StepReport, erro
 		return nil, errCanceled
 	}
 	return &rep, nil
-}
-
-// ownerOf is a file's uid and gid.
-func ownerOf(info fs.FileInfo) (uint32, uint32) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return st.Uid, st.Gid
-	}
-	return 0, 0
 }
