@@ -129,38 +129,45 @@ func (r Repo) Modified() ([]string, error) {
 // Untracked lists every file of the work tree (anything but a directory: regular files,
 // symlinks, fifos) that git does not track, ignored ones included. It walks the tree itself
 // rather than asking git status, which does not look inside nested repositories; symlinks are
-// listed, never followed, and .git is left out.
-func (r Repo) Untracked() ([]string, error) {
+// listed, never followed, and .git is left out. Entries it cannot read (a directory nested
+// past the longest path the system takes) come back apart, as unreadable: no legitimate
+// change makes one, and the caller decides what to do with them.
+func (r Repo) Untracked() (files, unreadable []string, err error) {
 	tracked, err := r.GitZ("ls-files", "-z", "--cached")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	isTracked := make(map[string]bool, len(tracked))
 	for _, p := range tracked {
 		isTracked[p] = true
 	}
-	var out []string
 	err = filepath.WalkDir(r.Dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(r.Dir, path)
-		if err != nil {
-			return err
+		rel, relErr := filepath.Rel(r.Dir, path)
+		if relErr != nil {
+			return relErr
 		}
 		rel = filepath.ToSlash(rel)
 		switch {
+		case err != nil && rel == ".":
+			return err
+		case err != nil:
+			unreadable = append(unreadable, rel)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		case rel == ".git":
 			return fs.SkipDir
 		case d.IsDir():
 			return nil
 		case !isTracked[rel]:
-			out = append(out, rel)
+			files = append(files, rel)
 		}
 		return nil
 	})
-	sort.Strings(out)
-	return out, err
+	sort.Strings(files)
+	sort.Strings(unreadable)
+	return files, unreadable, err
 }
 
 // Restore puts paths back as they are at the base, by git: checked out when the base has them,

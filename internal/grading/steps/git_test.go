@@ -166,9 +166,9 @@ func TestRepoModifiedAndUntracked(t *testing.T) {
 	if diff := cmp.Diff([]string{"src/a.py", "tests/test_a.py"}, modified); diff != "" {
 		t.Errorf("Modified (-want +got):\n%s", diff)
 	}
-	untracked, err := repo.Untracked()
-	if err != nil {
-		t.Fatal(err)
+	untracked, unreadable, err := repo.Untracked()
+	if err != nil || unreadable != nil {
+		t.Fatal(err, unreadable)
 	}
 	want := []string{".gitignore", "hidden/conftest.py", "link", "nested/.git/HEAD", "nested/conftest.py", "x.log"}
 	if diff := cmp.Diff(want, untracked); diff != "" {

@@ -104,6 +104,10 @@ func (g *grader) rerunUnpatched(ctx context.Context, h *hang) (*StepReport, erro
 	if limit <= 0 {
 		return nil, nil
 	}
+	// The guard first: it clears what git clean cannot read.
+	if _, _, err := g.guard.enforce(); err != nil {
+		return nil, err
+	}
 	if err := g.repo.Reset(); err != nil {
 		return nil, err
 	}

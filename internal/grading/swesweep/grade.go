@@ -455,7 +455,7 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	if msg, err := g.repo.Apply(g.o.PatchPath, true); err != nil {
 		return false, g.notApplied(rep, msg)
 	}
-	changed, err := g.guard.changed()
+	changed, _, err := g.guard.changed() // the patch alone, applied by git: nothing unreadable
 	if err != nil {
 		return false, err
 	}

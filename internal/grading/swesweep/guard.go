@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -110,9 +111,12 @@ func newGuard(repo steps.Repo, tests testMatcher, hidden []string) (*guard, erro
 	for _, name := range top {
 		g.baseTop[name] = true
 	}
-	files, err := repo.Untracked()
+	files, unreadable, err := repo.Untracked()
 	if err != nil {
 		return nil, err
+	}
+	if len(unreadable) > 0 {
+		return nil, fmt.Errorf("the work tree at the base has entries the grader cannot read: %v", unreadable)
 	}
 	// The image's own untracked top-level entries (a build directory, a virtualenv) are no
 	// module the patch added.
@@ -167,15 +171,14 @@ func (g *guard) digest(p string) (string, error) {
 
 // changed lists every path that differs from the base: tracked files changed or deleted,
 // untracked files that were not there at the base, and protected untracked files of the base
-// whose content changed.
-func (g *guard) changed() ([]string, error) {
-	paths, err := g.repo.Modified()
-	if err != nil {
-		return nil, err
+// whose content changed. unreadable are entries the walk could not read.
+func (g *guard) changed() (paths, unreadable []string, err error) {
+	if paths, err = g.repo.Modified(); err != nil {
+		return nil, nil, err
 	}
-	files, err := g.repo.Untracked()
+	files, unreadable, err := g.repo.Untracked()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, p := range files {
 		digest, atBase := g.untracked[p]
@@ -185,7 +188,7 @@ func (g *guard) changed() ([]string, error) {
 		case digest != "":
 			now, err := g.digest(p)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if now != digest {
 				paths = append(paths, p)
@@ -193,18 +196,20 @@ func (g *guard) changed() ([]string, error) {
 		}
 	}
 	sort.Strings(paths)
-	return paths, nil
+	return paths, unreadable, nil
 }
 
-// enforce puts every protected path that differs from the base back as it is there; extra
-// are paths known to have changed besides those git and the walk report (a patch's own).
+// enforce puts every protected path that differs from the base back as it is there, and
+// removes whatever the tree walk could not read (only the code under test makes such
+// entries; left in place they would fail the grader's own walks); extra are paths known to
+// have changed besides those git and the walk report (a patch's own).
 func (g *guard) enforce(extra ...string) (restored, removed []string, err error) {
-	paths, err := g.changed()
+	paths, unreadable, err := g.changed()
 	if err != nil {
 		return nil, nil, err
 	}
 	seen := map[string]bool{}
-	var touched []string
+	touched := slices.Clone(unreadable)
 	for _, p := range append(paths, extra...) {
 		if !seen[p] && g.protected(p) {
 			seen[p] = true
