@@ -19,6 +19,28 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
+// maxSuiteOutput bounds the scratch copy of a suite's output that its results are read from:
+// a suite that floods its output must not fill the grader's disk.
+const maxSuiteOutput = 64 << 20
+
+// headWriter writes the first left bytes to w and drops the rest without an error, so that
+// the command writing keeps running as it would.
+type headWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	n := int64(len(p))
+	if keep := min(n, h.left); keep > 0 {
+		if _, err := h.w.Write(p[:keep]); err != nil {
+			return 0, err
+		}
+		h.left -= keep
+	}
+	return int(n), nil
+}
+
 // suite runs a test command and reads its results. A pytest suite's results come from the
 // grader's own plugin (internal/grading/pytestreport), and only from a session that reached
 // its end; other formats are read from the output or the report file. Results that cannot be
@@ -57,7 +79,7 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 		withEnv, extra = channel.Env, channel.ExtraFiles()
 	}
 	limit := g.limit(s.TimeoutSec, defaultSuiteTimeout)
-	step, err := g.shell(ctx, command, limit, io.MultiWriter(g.o.Log, out), withEnv, extra)
+	step, err := g.shell(ctx, command, limit, io.MultiWriter(g.o.Log, &headWriter{w: out, left: maxSuiteOutput}), withEnv, extra)
 	rep := &SuiteReport{StepReport: step, Counts: map[testresults.Status]int{}}
 	if err != nil {
 		if channel != nil {
