@@ -1,12 +1,6 @@
 package swesweep
 
-import (
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 func TestIsRunnerConfig(t *testing.T) {
 	baseTop := map[string]bool{"calc_engine": true, "tests": true, "README.md": true, "setup.py": true, "build": true}
@@ -50,69 +44,5 @@ func TestReadDifferently(t *testing.T) {
 				t.Errorf("readDifferently(%q, %q) differ = %v, want %v", tc.git, tc.headers, got, tc.differ)
 			}
 		})
-	}
-}
-
-func TestAttributeHang(t *testing.T) {
-	for name, tc := range map[string]struct {
-		rerun *StepReport
-		want  hangCause
-	}{
-		"no time left to rerun":            {rerun: nil, want: hangNotMeasured},
-		"the unpatched tree hangs too":     {rerun: &StepReport{TimedOut: true, ExitCode: -1}, want: hangNotMeasured},
-		"the grading was stopped":          {rerun: &StepReport{Canceled: true, ExitCode: -1}, want: hangNotMeasured},
-		"the rerun could not start":        {rerun: &StepReport{StartError: "fork/exec: no such file", ExitCode: -1}, want: hangNotMeasured},
-		"the unpatched tree passes":        {rerun: &StepReport{ExitCode: 0}, want: hangOnPatch},
-		"the unpatched tree fails in time": {rerun: &StepReport{ExitCode: 1}, want: hangOnPatch},
-	} {
-		t.Run(name, func(t *testing.T) {
-			if got := attributeHang(tc.rerun); got != tc.want {
-				t.Errorf("attributeHang = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestStepAndRerunLimits(t *testing.T) {
-	s := time.Second
-	for name, tc := range map[string]struct {
-		own, left, wantStep, wantRerun time.Duration
-	}{
-		"plenty of time: the step's own limit": {own: 120 * s, left: 3600 * s, wantStep: 120 * s, wantRerun: 120 * s},
-		"the deadline halves what is left":     {own: 3600 * s, left: 620 * s, wantStep: 300 * s, wantRerun: 300 * s},
-		"no time left":                         {own: 120 * s, left: 10 * s, wantStep: -5 * s, wantRerun: -5 * s},
-	} {
-		t.Run(name, func(t *testing.T) {
-			step := stepLimit(tc.own, tc.left)
-			// The rerun starts once the step has used its limit.
-			rerun := rerunLimit(step, tc.left-step)
-			if d := cmp.Diff([]time.Duration{tc.wantStep, tc.wantRerun}, []time.Duration{step, rerun}); d != "" {
-				t.Errorf("limits (-want +got):\n%s", d)
-			}
-			if step > 0 && step+rerun+deadlineReserve > tc.left {
-				t.Errorf("step %s and rerun %s do not fit in %s with the reserve", step, rerun, tc.left)
-			}
-		})
-	}
-}
-
-func TestUntrustedEnv(t *testing.T) {
-	got := untrustedEnv([]string{"PATH=/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=", "PYTHONNOUSERSITE=0", "PYTHONPATH=/x"})
-	want := []string{"PATH=/bin", "PYTHONPATH=/x", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1", "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("untrustedEnv (-want +got):\n%s", d)
-	}
-}
-
-func TestHeadWriter(t *testing.T) {
-	var got strings.Builder
-	w := &headWriter{w: &got, left: 5}
-	for _, chunk := range []string{"abc", "defg", "hij"} {
-		if n, err := w.Write([]byte(chunk)); err != nil || n != len(chunk) {
-			t.Fatalf("Write(%q) = %d, %v; want the whole chunk taken", chunk, n, err)
-		}
-	}
-	if got.String() != "abcde" {
-		t.Errorf("kept %q, want the first 5 bytes", got.String())
 	}
 }
