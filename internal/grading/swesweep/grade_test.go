@@ -96,6 +96,22 @@ func TestGradeAgentPatch(t *testing.T) {
 					t.Errorf("regressions (-want +got):\n%s", d)
 				}
 			}},
+		{name: "names git quotes are read alike by git and the headers", edits: map[string]string{
+			"calc.py": calc(fixedAdd, fixedMul, ""), "docs/é\tnotes.txt": "x\n", "docs/with space.txt": "y\n", "docs/quote\"d.txt": "z\n",
+		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if ev.Patch.Refused || len(ev.Patch.GitPaths) != 4 {
+					t.Errorf("patch report = %+v", ev.Patch)
+				}
+			}},
+		{name: "a rename is read alike by git and the headers", edits: map[string]string{
+			"calc.py": calc(fixedAdd, fixedMul, ""), "old_helper.py": "", "old_helper.txt": "HELP = 1\n",
+		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if d := cmp.Diff([]string{"calc.py", "old_helper.py", "old_helper.txt"}, ev.Patch.GitPaths); ev.Patch.Refused || d != "" {
+					t.Errorf("patch report = %+v; git paths (-want +got):\n%s", ev.Patch, d)
+				}
+			}},
 		{name: "binary patch that deletes and adds files", edits: map[string]string{
 			"calc.py": calc(fixedAdd, fixedMul, ""), "data.bin": binary, "old_helper.py": "", "helper.py": "HELP = 2\n",
 		}, want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
