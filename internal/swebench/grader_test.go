@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -41,8 +42,20 @@ func calcGrading(version string) GradingConfig {
 		Directives: &tests, Setup: &none}
 }
 
+// testUser is this package's test identity: sandbox.Reap kills every process of it.
+var testUser = sandbox.Identity{UID: 65542, GID: 65542}
+
+// requireRoot fails a test that switches to the test user when it cannot.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if err := sandbox.Check(); err != nil {
+		t.Fatalf("this test runs the tests as uid %d and needs root: %v", testUser.UID, err)
+	}
+}
+
 func TestRunGraderForReal(t *testing.T) {
 	requireTools(t)
+	requireRoot(t)
 	slowAdd := "import time\n\n\ndef add(a, b):\n    time.sleep(60)\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 	tests := map[string]struct {
 		model   map[string]string // nil: a patch that does not apply; empty: an empty patch file
@@ -57,33 +70,29 @@ func TestRunGraderForReal(t *testing.T) {
 	}{
 		"a fix resolves": {
 			model: map[string]string{"calc.py": fixedCalc}, version: "5", wantReport: true, wantResolved: true, wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 1},
 		},
 		"an unrelated change does not resolve": {
 			model: map[string]string{"README": "hello\n"}, version: "4.1", wantReport: true, wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 0},
 		},
 		"a patch that does not apply is an error": {
 			model: nil, version: "5", wantError: "the model patch did not apply",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
 		},
 		"tests that run past the timeout are an error": {
 			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
 		},
 		"forged passes with a failing exit are an invalid run under 5: an error": {
-			// pytest captures fds 1 and 2, so the forger writes to its parent's (the script's) stdout.
-			model: map[string]string{"calc.py": "import os\n" +
-				"with open('/proc/%d/fd/1' % os.getppid(), 'w') as out:\n" +
-				"    out.write('PASSED tests/test_calc.py::test_add\\nPASSED tests/test_new.py::test_new\\n" +
-				"PASSED tests/test_calc.py::test_sub\\nPASSED tests/test_other.py::test_other\\n')\n" +
-				"os._exit(3)\n"},
+			// pytest captures fds 1 and 2, so the forger writes to the pipe it saved.
+			model: map[string]string{"calc.py": forgePassedLines(3)},
 			version: "5", wantError: "invalid run: the test command exited 3 but no test failed or errored", wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1, "swebench_official_resolved": 0},
 		},
 		"an empty patch is an error": {
 			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
 		},
 	}
 	for name, tc := range tests {
@@ -112,7 +121,7 @@ func TestRunGraderForReal(t *testing.T) {
 			}
 			var log bytes.Buffer
 			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, cfg), PatchPath: s.writePatch(t, patch),
-				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env})
+				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env, TestUser: testUser})
 			if err != nil {
 				t.Fatalf("grader failed: %v\nlog:\n%s", err, log.String())
 			}
