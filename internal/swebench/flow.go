@@ -397,7 +397,7 @@ func (f *flow) testScript() string {
 	if directives == nil {
 		directives = TestDirectives(inst)
 	}
-	return f.userScript(f.r.Workdir, strings.TrimSpace(testCmd + " " + quoteAll(directives)))
+	return f.userScript(f.r.Workdir, strings.TrimSpace(testCmd+" "+quoteAll(directives)))
 }
 
 // userScript is a script of the test user: setup, cd dir, eval commands, then last.

@@ -86,7 +86,7 @@ func TestRunGraderForReal(t *testing.T) {
 		},
 		"forged passes with a failing exit are an invalid run under 5: an error": {
 			// pytest captures fds 1 and 2, so the forger writes to the pipe it saved.
-			model: map[string]string{"calc.py": forgePassedLines(3)},
+			model:   map[string]string{"calc.py": forgePassedLines(3)},
 			version: "5", wantError: "invalid run: the test command exited 3 but no test failed or errored", wantMethod: "git apply --verbose",
 			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1, "swebench_official_resolved": 0},
 		},
