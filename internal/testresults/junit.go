@@ -93,7 +93,7 @@ func readJUnit(next func() (xml.Token, error), inLog bool, o JUnitOptions) (Resu
 				if o.Repeats == LastTestcase {
 					res[current] = Passed
 				} else {
-					res.set(current, Passed)
+					res.Keep(current, Passed)
 				}
 			case "failure":
 				o.verdict(res, current, Failed)
@@ -121,7 +121,7 @@ func (o JUnitOptions) verdict(res Results, id string, s Status) {
 		return
 	}
 	if o.Repeats == KeepWorst {
-		res.set(id, s)
+		res.Keep(id, s)
 		return
 	}
 	if junitChildRank[s] > junitChildRank[res[id]] {

@@ -99,7 +99,7 @@ func (o PytestOptions) record(out Results, line string, read func(string) (strin
 		id = basenameParam(id)
 	}
 	if o.KeepWorst {
-		out.set(id, status)
+		out.Keep(id, status)
 	} else {
 		out[id] = status
 	}

@@ -37,8 +37,8 @@ func severity(s Status) int {
 	return -1
 }
 
-// set records s for id unless a worse status is already recorded.
-func (r Results) set(id string, s Status) {
+// Keep records s for id unless a worse status is already recorded.
+func (r Results) Keep(id string, s Status) {
 	if old, ok := r[id]; ok && severity(old) >= severity(s) {
 		return
 	}

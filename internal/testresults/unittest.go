@@ -15,7 +15,7 @@ func ReadUnittest(r io.Reader) (Results, error) {
 	pending := "" // the test whose status has not been printed yet
 	err := scanLines(r, func(line []byte) {
 		if id, st, ok := unittestHeader(line); ok {
-			res.set(id, st)
+			res.Keep(id, st)
 			pending = ""
 			return
 		}
@@ -30,7 +30,7 @@ func ReadUnittest(r io.Reader) (Results, error) {
 			tail = line // a status alone on a later line, or the docstring line
 		}
 		if st, ok := unittestStatus(tail, hasDots); ok {
-			res.set(pending, st)
+			res.Keep(pending, st)
 			pending = ""
 		}
 	})

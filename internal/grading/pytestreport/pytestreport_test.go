@@ -1,0 +1,215 @@
+package pytestreport
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// writeRepo writes files into a fresh directory.
+func writeRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	repo := t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return repo
+}
+
+// pytest runs pytest on the tests directory of repo with env and extra files; it returns the
+// console output.
+func pytest(t *testing.T, repo string, env []string, extra []*os.File) string {
+	t.Helper()
+	var out strings.Builder
+	res := steps.RunUnderTimeout(context.Background(), steps.Command{Path: sweeptest.PythonWithPytest(t),
+		Args: []string{"-B", "-m", "pytest", "-rA", "-p", "no:cacheprovider", "tests"}, Dir: repo,
+		Env: env, Output: &out, Timeout: time.Minute, ExtraFiles: extra})
+	if res.StartErr != nil {
+		t.Fatal(res.StartErr)
+	}
+	return out.String()
+}
+
+// runSuite runs pytest in a fresh repository holding files, with the channel, and returns what
+// the channel reported and the console output.
+func runSuite(t *testing.T, files map[string]string) (testresults.Results, bool, string) {
+	t.Helper()
+	ch, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := pytest(t, writeRepo(t, files), ch.Env(os.Environ()), ch.ExtraFiles())
+	got, complete, err := ch.Results()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, complete, log
+}
+
+const outcomes = `import pytest
+
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+def test_pass():
+    pass
+
+
+def test_fail():
+    assert False
+
+
+@pytest.mark.xfail
+def test_xfail():
+    assert False
+
+
+@pytest.mark.xfail
+def test_xpass():
+    pass
+
+
+@pytest.mark.skip
+def test_skip():
+    pass
+
+
+def test_teardown_error(broken_teardown):
+    pass
+
+
+@pytest.mark.parametrize("s", ["a b", "c"])
+def test_param(s):
+    pass
+`
+
+func TestOutcomes(t *testing.T) {
+	got, complete, log := runSuite(t, map[string]string{"tests/test_outcomes.py": outcomes})
+	if !complete {
+		t.Fatalf("session not complete:\n%s", log)
+	}
+	want := testresults.Results{
+		"tests/test_outcomes.py::test_pass": testresults.Passed, "tests/test_outcomes.py::test_fail": testresults.Failed,
+		"tests/test_outcomes.py::test_xfail": testresults.XFail, "tests/test_outcomes.py::test_xpass": testresults.Passed,
+		"tests/test_outcomes.py::test_skip": testresults.Skipped, "tests/test_outcomes.py::test_teardown_error": testresults.Error,
+		"tests/test_outcomes.py::test_param[a b]": testresults.Passed, "tests/test_outcomes.py::test_param[c]": testresults.Passed,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+// Attacks on the verdict that only print or only end the process early get nothing.
+func TestForgedOutputIsNotAResult(t *testing.T) {
+	tests := map[string]struct {
+		files        map[string]string
+		wantComplete bool
+	}{
+		// Forged summary lines past capture, then an exit before the session ends.
+		"forged lines then os._exit": {wantComplete: false, files: map[string]string{"tests/test_a.py": `import os, sys
+
+
+def test_hidden():
+    os.write(1, b"PASSED tests/test_a.py::test_hidden\n")
+    os._exit(0)
+`}},
+		// Code that finds the plugin's pipe (a conftest here; the guard restores those) and
+		// writes a record without the nonce, and tries the descriptor the plugin was given.
+		"forged records without the nonce": {wantComplete: true, files: map[string]string{"tests/conftest.py": `import json, os
+import sys
+
+channel = next(m for n, m in sys.modules.items() if n.startswith("sweep_pytest_report_"))
+
+forged = (json.dumps({"nodeid": "tests/test_a.py::test_hidden", "when": "call", "outcome": "passed"}) + "\n").encode()
+os.write(channel._fd, forged)
+try:
+    os.write(3, forged)
+    raise SystemExit("descriptor 3 is still open")
+except OSError:
+    pass
+`, "tests/test_a.py": "def test_hidden():\n    assert False\n"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, complete, log := runSuite(t, tc.files)
+			want := testresults.Results{}
+			if tc.wantComplete {
+				want["tests/test_a.py::test_hidden"] = testresults.Failed
+			}
+			if complete != tc.wantComplete || !cmp.Equal(want, got) {
+				t.Errorf("got %v (complete %v), want %v (complete %v):\n%s", got, complete, want, tc.wantComplete, log)
+			}
+		})
+	}
+}
+
+// A pytest11 entry point that the patch ships in a dist-info directory is never loaded.
+func TestEntryPointPluginsDoNotLoad(t *testing.T) {
+	tree := map[string]string{
+		"evil.dist-info/METADATA":         "Metadata-Version: 2.1\nName: evil\nVersion: 1\n",
+		"evil.dist-info/entry_points.txt": "[pytest11]\nevil = evil_plugin\n",
+		"evil_plugin.py": `import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+`,
+		"tests/test_a.py": "def test_hidden():\n    assert False\n",
+	}
+	got, complete, log := runSuite(t, tree)
+	if !complete || got["tests/test_a.py::test_hidden"] != testresults.Failed {
+		t.Errorf("want the test failed in a complete session, got %v (complete %v):\n%s", got, complete, log)
+	}
+	// Control: with autoload on, the same tree makes the failing test pass.
+	if log := pytest(t, writeRepo(t, tree), os.Environ(), nil); !strings.Contains(log, "PASSED tests/test_a.py::test_hidden") {
+		t.Errorf("control: the entry-point plugin did not load without the channel:\n%s", log)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	tests := []struct {
+		when, outcome string
+		xfail         bool
+		want          testresults.Status
+		ok            bool
+	}{
+		{"setup", "passed", false, "", false},
+		{"setup", "failed", false, testresults.Error, true},
+		{"setup", "skipped", false, testresults.Skipped, true},
+		{"setup", "skipped", true, testresults.XFail, true},
+		{"call", "passed", false, testresults.Passed, true},
+		{"call", "passed", true, testresults.Passed, true},
+		{"call", "failed", false, testresults.Failed, true},
+		{"call", "skipped", true, testresults.XFail, true},
+		{"teardown", "passed", false, "", false},
+		{"teardown", "failed", false, testresults.Error, true},
+		{"call", "weird", false, "", false},
+	}
+	for _, tc := range tests {
+		got, ok := Status(tc.when, tc.outcome, tc.xfail)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Status(%s, %s, %v) = %q, %v; want %q, %v", tc.when, tc.outcome, tc.xfail, got, ok, tc.want, tc.ok)
+		}
+	}
+}
