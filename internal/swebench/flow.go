@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/grading/pytestreport"
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	"github.com/swe-sweep/sweep-operator/internal/proctree"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
@@ -93,6 +94,8 @@ type flow struct {
 	// pristine is the tree before the patch, to take it back for a rerun.
 	pristine treeSnapshot
 	testEnv  []string
+	// pytest: the test command starts pytest, whose results come from pytestreport's channel.
+	pytest bool
 }
 
 func (f *flow) instanceDeadline() time.Time { return f.start.Add(f.in.Timeout()) }
@@ -102,6 +105,7 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 	f.files = runnerFiles{allowConftest: f.in.Config.AllowPatchConftest}
 	env, plugins, autoload := f.pluginEnv(ctx)
 	f.testEnv, f.ev.PluginAutoload = env, autoload
+	f.pytest = pytestRunner(f.testCommand()) != ""
 	f.files.modules = plugins
 
 	var err error
@@ -173,6 +177,8 @@ type testRun struct {
 	window        *boundedCapture
 	cutByDeadline bool
 	budget        time.Duration
+	// channel is what pytestreport's plugin reported, when the runner is pytest.
+	channel *channelResults
 }
 
 // runTests resets the test files, applies the test patch, runs the test command as the test
@@ -201,11 +207,32 @@ func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRu
 
 	tr := testRun{window: newBoundedCapture(f.r.Log, TestOutputHeadBytes, TestOutputTailBytes)}
 	tr.budget, tr.cutByDeadline = testBudget(instanceLeft, time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
+	env, extra, pluginDir := f.testEnv, []*os.File(nil), ""
+	var ch *pytestreport.Channel
+	if f.pytest {
+		// The plugin's directory is outside the tree and the grader's alone; the tests read it.
+		dir, err := os.MkdirTemp("", "swebench-report-")
+		if err != nil {
+			return tr, err
+		}
+		defer func() { _ = os.RemoveAll(dir) }() // best effort: the plugin's name was this run's
+		if ch, err = pytestreport.Open(dir); err != nil {
+			return tr, fmt.Errorf("open the pytest result channel: %w", err)
+		}
+		env, extra, pluginDir = ch.Env(env), ch.ExtraFiles(), dir
+	}
 	fmt.Fprintf(f.r.Log, "+ : '%s'\n", MarkerStartTestOutput)
 	testStart := time.Now()
-	tr.res = f.asTestUser(ctx, "eval.sh", f.testScript(), tr.window, tr.budget)
+	tr.res = f.asTestUser(ctx, "eval.sh", f.testScript(pluginDir), tr.window, tr.budget, env, extra)
 	f.ev.Timings["eval"] += time.Since(testStart).Seconds()
 	fmt.Fprintf(f.r.Log, "+ : '%s'\n", MarkerEndTestOutput)
+	if ch != nil {
+		var err error
+		tr.channel = &channelResults{}
+		if tr.channel.results, tr.channel.complete, err = ch.Results(); err != nil {
+			return tr, fmt.Errorf("read the pytest result channel: %w", err)
+		}
+	}
 	if tr.res.StartErr != nil {
 		return tr, fmt.Errorf("run the test command: %w", tr.res.StartErr)
 	}
@@ -229,8 +256,9 @@ func (f *flow) verdicts(tr testRun) (graded, error) {
 	}
 	f.ev.TestExitCode = &tr.res.ExitCode
 	f.ev.TestOutput = &OutputRecord{Bytes: tr.window.Total(), DroppedBytes: tr.window.Dropped()}
-	o.hardened, err = hardenedGrade(inst, version, f.in.Config.LogParser, capturedRun{output: tr.window.Text(), exitCode: tr.res.ExitCode, timedOut: tr.res.TimedOut})
-	f.ev.VerdictSource = VerdictCapturedOutput
+	run := capturedRun{output: tr.window.Text(), exitCode: tr.res.ExitCode, timedOut: tr.res.TimedOut, channel: tr.channel}
+	o.hardened, err = hardenedGrade(inst, version, f.in.Config.LogParser, run)
+	f.ev.VerdictSource = run.source()
 	return o, err
 }
 
@@ -315,7 +343,7 @@ func (f *flow) install(ctx context.Context) error {
 		return err
 	}
 	start := time.Now()
-	res := f.asTestUser(ctx, "install.sh", f.userScript(f.r.Workdir, f.in.Config.Install), f.pre, time.Until(f.instanceDeadline()))
+	res := f.asTestUser(ctx, "install.sh", f.userScript(f.r.Workdir, f.in.Config.Install), f.pre, time.Until(f.instanceDeadline()), f.testEnv, nil)
 	f.ev.Timings["install"] = time.Since(start).Seconds()
 	switch {
 	case res.StartErr != nil:
@@ -362,7 +390,7 @@ func (f *flow) opaque(ctx context.Context) (graded, error) {
 	budget, _ := testBudget(time.Until(f.instanceDeadline()), time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
 	log := newBoundedCapture(f.r.Log, TestOutputHeadBytes, TestOutputTailBytes)
 	start := time.Now()
-	res := f.asTestUser(ctx, "eval.sh", inst.EvalScript, log, budget)
+	res := f.asTestUser(ctx, "eval.sh", inst.EvalScript, log, budget, f.testEnv, nil)
 	f.ev.Timings["eval"] = time.Since(start).Seconds()
 	switch {
 	case res.StartErr != nil:
@@ -385,8 +413,9 @@ func (f *flow) opaque(ctx context.Context) (graded, error) {
 
 // testScript runs the test command as the test user: the environment setup and the dataset's
 // eval commands first, the test command last, so that the script's exit status is the test
-// command's (bash returns its last command's status).
-func (f *flow) testScript() string {
+// command's (bash returns its last command's status). pluginDir, when set, goes first on
+// PYTHONPATH again after the eval commands, which may have set it.
+func (f *flow) testScript(pluginDir string) string {
 	inst := f.in.Instance
 	opts := f.in.ScriptOptions(f.r.Workdir)
 	testCmd := opts.TestCommand
@@ -438,11 +467,11 @@ func (f *flow) grader(ctx context.Context, name, script string, out io.Writer, t
 
 // asTestUser runs a script as the test user. The script is handed over on bash's command
 // line: the grader's scratch directory is private.
-func (f *flow) asTestUser(ctx context.Context, name, script string, out io.Writer, timeout time.Duration) proctree.Result {
+func (f *flow) asTestUser(ctx context.Context, name, script string, out io.Writer, timeout time.Duration, env []string, extra []*os.File) proctree.Result {
 	fmt.Fprintf(f.r.Log, "[grader] %s as uid %d\n", name, f.r.TestUser.UID)
 	id := f.r.TestUser
-	return steps.RunUnderTimeout(ctx, steps.Command{Path: "bash", Args: []string{"-c", script, name}, Dir: f.r.Workdir, Env: f.testEnv,
-		Output: out, Timeout: timeout, As: &id})
+	return steps.RunUnderTimeout(ctx, steps.Command{Path: "bash", Args: []string{"-c", script, name}, Dir: f.r.Workdir, Env: env,
+		Output: out, Timeout: timeout, As: &id, ExtraFiles: extra})
 }
 
 func (f *flow) logGuard(step string) {

@@ -230,13 +230,14 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		code, _ := strconv.Atoi(m[len(m)-1][1])
 		r.ExitCode = &code
 	}
-	return judgeRun(inst, r, parser, statuses, source, version == V5), nil
+	return judgeRun(inst, r, parser, statuses, source, version == V5, version == V5), nil
 }
 
 // judgeRun grades statuses, read by parser from source, into r. With checkRun, a run with no
 // sign of the suite, or a failing exit code without a failed test, is an invalid run (an
-// error), as SWE-bench 5 rules.
-func judgeRun(inst Instance, r InstanceReport, parser logparse.Parser, statuses logparse.Statuses, source string, checkRun bool) InstanceReport {
+// error), as SWE-bench 5 rules. With prefixMatch, a truncated dataset id matches the parsed
+// ids it begins (lookup).
+func judgeRun(inst Instance, r InstanceReport, parser logparse.Parser, statuses logparse.Statuses, source string, checkRun, prefixMatch bool) InstanceReport {
 	version := r.Version
 	r.Statuses = statuses
 	if checkRun {
@@ -260,7 +261,7 @@ func judgeRun(inst Instance, r InstanceReport, parser logparse.Parser, statuses 
 		passToPass bool
 	}{{inst.FailToPass, &ts.FailToPass, false}, {inst.PassToPass, &ts.PassToPass, true}} {
 		for _, id := range group.tests {
-			status, found := lookup(r.Statuses, id, version == V5)
+			status, found := lookup(r.Statuses, id, prefixMatch)
 			o := judge(status, found, version, group.passToPass, failOnly)
 			if o == success && status == testresults.XFail {
 				if full == nil {

@@ -127,6 +127,9 @@ func ReadGraderDir(dir string) (GraderInput, error) {
 			return in, fmt.Errorf("%s: field log_parser: %w", cfgPath, err)
 		}
 	}
+	if runner := pytestRunner(in.Config.TestCommand); runner != "" && setsPythonPath(in.Config.TestCommand) {
+		return in, fmt.Errorf("%s: field test_command sets PYTHONPATH before pytest, which would hide the grader's result plugin: set it in eval_commands (export PYTHONPATH=...)", cfgPath)
+	}
 	// Checked before the tests run, so that a grader that cannot read the log fails at once.
 	if _, err := ParserFor(in.Instance, in.Version, in.Config.LogParser); err != nil {
 		return in, fmt.Errorf("%s: %w, or log_parser in %s", instPath, err, cfgPath)

@@ -35,10 +35,13 @@ func graderDir(t *testing.T, inst Instance, cfg GradingConfig) string {
 	return dir
 }
 
+// calcPython is the interpreter with pytest (sweeptest.PythonWithPytest), set by each test.
+var calcPython = "python3"
+
 // calcGrading runs pytest on the whole suite of the calc project, without conda.
 func calcGrading(version string) GradingConfig {
 	none, tests := []string{}, []string{"tests"}
-	return GradingConfig{GradingVersion: version, TimeoutSec: 60, TestCommand: "PYTHONPATH=. pytest -rA -p no:cacheprovider",
+	return GradingConfig{GradingVersion: version, TimeoutSec: 60, TestCommand: calcPython + " -m pytest -rA -p no:cacheprovider",
 		Directives: &tests, Setup: &none}
 }
 
@@ -56,6 +59,7 @@ func requireRoot(t *testing.T) {
 func TestRunGraderForReal(t *testing.T) {
 	requireTools(t)
 	requireRoot(t)
+	calcPython = sweeptest.PythonWithPytest(t)
 	slowAdd := "import time\n\n\ndef add(a, b):\n    time.sleep(60)\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 	tests := map[string]struct {
 		model   map[string]string // nil: a patch that does not apply; empty: an empty patch file
@@ -83,12 +87,6 @@ func TestRunGraderForReal(t *testing.T) {
 		"tests that run past the timeout are an error": {
 			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
 			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
-		},
-		"forged passes with a failing exit are an invalid run under 5: an error": {
-			// pytest captures fds 1 and 2, so the forger writes to the pipe it saved.
-			model:   map[string]string{"calc.py": forgePassedLines(3)},
-			version: "5", wantError: "invalid run: the test command exited 3 but no test failed or errored", wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1, "swebench_official_resolved": 0},
 		},
 		"an empty patch is an error": {
 			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",

@@ -2,10 +2,14 @@ package swebench
 
 import (
 	"fmt"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // Where the hardened verdict was read from (eval.json's verdict_source).
 const (
+	// VerdictPytestChannel: pytestreport's plugin, over the pipe the grader opened.
+	VerdictPytestChannel = "pytest result channel"
 	// VerdictCapturedOutput: the test command's output as the grader captured it, with the
 	// exit status the grader collected.
 	VerdictCapturedOutput = "grader-captured test output"
@@ -13,21 +17,40 @@ const (
 	VerdictOpaqueLog = "eval script log (opaque run)"
 )
 
-// capturedRun is what the grader itself observed of the test command: nothing in it comes
-// from a line the tests printed about themselves, except the output being parsed.
+// capturedRun is what the grader itself observed of the test command: its output, exit status
+// and, for pytest, the grader's own plugin's report.
 type capturedRun struct {
 	// output is exactly what the test command wrote (bounded: boundedCapture).
 	output   string
 	exitCode int
 	timedOut bool
+	// channel, when the runner is pytest, is what the grader's plugin reported: the statuses
+	// then come from it, not from the output.
+	channel *channelResults
+}
+
+// channelResults is pytestreport's report of one session.
+type channelResults struct {
+	results testresults.Results
+	// complete: the session reached its end (a run cut short by os._exit proves nothing).
+	complete bool
+}
+
+func (c capturedRun) source() string {
+	if c.channel != nil {
+		return VerdictPytestChannel
+	}
+	return VerdictCapturedOutput
 }
 
 // hardenedGrade is the verdict a campaign scores. It differs from Grade on the official log in
-// what the tests cannot forge: the parsed text is the grader's capture of the test command
-// alone (a start marker, a "Test Exit Code" line or a section rule the tests print moves
-// nothing), the exit code is the one the grader collected, and under both versions a run with
-// no sign of the suite or a failing exit code without a failed test is an invalid run (5's
-// rule, which 4.1 lacks).
+// what the tests cannot forge: for pytest the statuses are those the grader's plugin reported
+// over its pipe, and only from a session that reached its end (forged PASSED lines and
+// os._exit count for nothing); for another runner they are read from the grader's capture of
+// the test command alone (a start marker, a "Test Exit Code" line or a section rule the tests
+// print moves nothing). The exit code is the one the grader collected, and under both
+// versions a run with no sign of the suite, or a failing exit code without a failed test, is
+// an invalid run (5's rule, which 4.1 lacks).
 func hardenedGrade(inst Instance, version GradingVersion, parserOverride string, run capturedRun) (InstanceReport, error) {
 	dialect, err := version.dialect()
 	if err != nil {
@@ -45,5 +68,13 @@ func hardenedGrade(inst Instance, version GradingVersion, parserOverride string,
 	r.PatchSuccessfullyApplied = true
 	code := run.exitCode
 	r.ExitCode = &code
-	return judgeRun(inst, r, parser, parser.ParseAs(run.output, dialect), run.output, true), nil
+	if run.channel == nil {
+		return judgeRun(inst, r, parser, parser.ParseAs(run.output, dialect), run.output, true, version == V5), nil
+	}
+	if !run.channel.complete {
+		r.LogProblem = "the pytest session did not reach its end (the grader's plugin reported no end of session)"
+		return r, nil
+	}
+	// Whole node ids: a dataset id 4.1 cut at a space matches the ids it begins.
+	return judgeRun(inst, r, parser, run.channel.results, run.output, true, true), nil
 }

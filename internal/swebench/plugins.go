@@ -40,6 +40,19 @@ func pytestRunner(testCmd string) string {
 	return ""
 }
 
+// setsPythonPath reports whether testCmd starts with a PYTHONPATH=... assignment.
+func setsPythonPath(testCmd string) bool {
+	for _, f := range strings.Fields(testCmd) {
+		if !strings.Contains(f, "=") || strings.HasPrefix(f, "-") {
+			return false
+		}
+		if strings.HasPrefix(f, "PYTHONPATH=") {
+			return true
+		}
+	}
+	return false
+}
+
 // listPluginsScript prints "<entry point name>\t<module>" for every installed pytest11 entry
 // point, with importlib.metadata (Python 3.8+) or pkg_resources (older images).
 const listPluginsScript = `
