@@ -159,7 +159,9 @@ func TestRunGraderFailures(t *testing.T) {
 		workdir string            // "" is an existing directory
 		patch   string            // the model patch's content; "dir" makes it a directory
 		noBash  bool              // PATH finds no bash
-		want    []string          // parts of the grader error
+		// rootTestUser passes the zero identity (root) as the test user.
+		rootTestUser bool
+		want         []string // parts of the grader error
 	}{
 		"no bash": {
 			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "diff --git a/x b/x\n", noBash: true,
@@ -201,6 +203,14 @@ func TestRunGraderFailures(t *testing.T) {
 			files: map[string]string{InstanceFile: `{"instance_id": "a", "repo": "me/mine", "base_commit": "abc", "test_patch": "x"}`, GradingFile: `{"grading_version": "5"}`},
 			want:  []string{InstanceFile, `no log parser for repository "me/mine"`, "or log_parser in", GradingFile},
 		},
+		"the test user is root": {
+			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "x", rootTestUser: true,
+			want: []string{"the test user is root", "--test-uid"},
+		},
+		"a test command that sets PYTHONPATH before pytest": {
+			files: map[string]string{GradingFile: `{"grading_version": "5", "test_command": "PYTHONPATH=. pytest -rA"}`},
+			want:  []string{GradingFile, "field test_command sets PYTHONPATH", "eval_commands"},
+		},
 		"no repository": {
 			files:   map[string]string{GradingFile: `{"grading_version": "5"}`},
 			workdir: "/nonexistent/testbed",
@@ -239,7 +249,11 @@ func TestRunGraderFailures(t *testing.T) {
 				t.Setenv("PATH", t.TempDir())
 			}
 			out := t.TempDir()
-			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out})
+			user := testUser
+			if tc.rootTestUser {
+				user = sandbox.Identity{}
+			}
+			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out, TestUser: user})
 			if err == nil {
 				t.Fatalf("no error; reward %v", got)
 			}
