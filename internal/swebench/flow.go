@@ -105,6 +105,7 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 	f.files = runnerFiles{allowConftest: f.in.Config.AllowPatchConftest}
 	env, plugins, autoload := f.pluginEnv(ctx)
 	f.testEnv, f.ev.PluginAutoload = env, autoload
+	fmt.Fprintf(f.pre, "[grader] pytest plugin autoload: %s\n", autoload)
 	f.pytest = pytestRunner(f.testCommand()) != ""
 	f.files.modules = plugins
 
