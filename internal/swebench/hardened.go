@@ -47,10 +47,10 @@ func (c capturedRun) source() string {
 // what the tests cannot forge: for pytest the statuses are those the grader's plugin reported
 // over its pipe, and only from a session that reached its end (forged PASSED lines and
 // os._exit count for nothing); for another runner they are read from the grader's capture of
-// the test command alone (a start marker, a "Test Exit Code" line or a section rule the tests
-// print moves nothing). The exit code is the one the grader collected, and under both
-// versions a run with no sign of the suite, or a failing exit code without a failed test, is
-// an invalid run (5's rule, which 4.1 lacks).
+// the test command alone (a start marker or a "Test Exit Code" line the tests print moves
+// nothing). The exit code is the one the grader collected, and under both versions a run with
+// no sign of the suite, or a failing exit code without a failed test, is an invalid run (5's
+// rule, which 4.1 lacks), where a section rule is no failed test.
 func hardenedGrade(inst Instance, version GradingVersion, parserOverride string, run capturedRun) (InstanceReport, error) {
 	dialect, err := version.dialect()
 	if err != nil {
@@ -68,13 +68,22 @@ func hardenedGrade(inst Instance, version GradingVersion, parserOverride string,
 	r.PatchSuccessfullyApplied = true
 	code := run.exitCode
 	r.ExitCode = &code
-	if run.channel == nil {
-		return judgeRun(inst, r, parser, parser.ParseAs(run.output, dialect), run.output, true, version == V5), nil
+	statuses := parser.ParseAs(run.output, dialect)
+	// Whether any test failed is our full reading's: it takes no section rule ("____ ERROR
+	// ____") for a test, which 5's official reading does.
+	evidence := parser.Parse(run.output)
+	prefixMatch := version == V5
+	if run.channel != nil {
+		if !run.channel.complete {
+			r.LogProblem = "the pytest session did not reach its end (the grader's plugin reported no end of session)"
+			return r, nil
+		}
+		// Whole node ids: a dataset id 4.1 cut at a space matches the ids it begins.
+		statuses, evidence, prefixMatch = run.channel.results, run.channel.results, true
 	}
-	if !run.channel.complete {
-		r.LogProblem = "the pytest session did not reach its end (the grader's plugin reported no end of session)"
+	if problem := invalidRun(evidence, run.output, r.ExitCode); problem != "" {
+		r.Error = "invalid run: " + problem
 		return r, nil
 	}
-	// Whole node ids: a dataset id 4.1 cut at a space matches the ids it begins.
-	return judgeRun(inst, r, parser, run.channel.results, run.output, true, true), nil
+	return judgeRun(inst, r, parser, statuses, run.output, false, prefixMatch), nil
 }
