@@ -1,13 +1,22 @@
 package swebench
 
 import (
+	"context"
+	"encoding/json"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
 func TestTestBudget(t *testing.T) {
@@ -169,5 +178,86 @@ func BenchmarkCaptureLargeOutput(b *testing.B) {
 		peak = max(peak, m.HeapAlloc)
 		b.ReportMetric(float64(peak-min(peak, before.HeapAlloc))/(1<<20), "peak-heap-MB")
 		b.ReportMetric(float64(len(text))/(1<<20), "kept-MB")
+	}
+}
+
+// BenchmarkGraderLargeOutput grades a run whose test command prints 600 MB and reports this
+// process's peak resident set (VmHWM): the grader keeps a bounded head and tail of the output
+// (TestOutputHeadBytes + TestOutputTailBytes), never the whole of it.
+func BenchmarkGraderLargeOutput(b *testing.B) {
+	if err := sandbox.Check(); err != nil {
+		b.Fatalf("this benchmark runs the tests as uid %d and needs root: %v", testUser.UID, err)
+	}
+	for b.Loop() {
+		dir := b.TempDir()
+		for _, d := range []string{filepath.Dir(dir), dir} {
+			if err := os.Chmod(d, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		repo := filepath.Join(dir, "repo")
+		env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=s", "GIT_AUTHOR_EMAIL=s@example.com", "GIT_COMMITTER_NAME=s", "GIT_COMMITTER_EMAIL=s@example.com")
+		run := func(script string) string {
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir, cmd.Env = repo, env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				b.Fatalf("%s: %v\n%s", script, err, out)
+			}
+			return string(out)
+		}
+		if err := os.MkdirAll(filepath.Join(repo, "tests"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, "calc.py"), []byte("x = 1\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		run("git init -q && git add -A && git commit -qm base")
+		baseCommit := strings.TrimSpace(run("git rev-parse HEAD"))
+		if err := os.WriteFile(filepath.Join(repo, "tests/test_x.py"), []byte("def test_x():\n    pass\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		testPatch := run("git add -A && git diff --cached && git reset -q --hard && git clean -fdq")
+		if err := os.WriteFile(filepath.Join(repo, "calc.py"), []byte("x = 2\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		modelPatch := run("git diff && git checkout -q -- .")
+		inst := Instance{InstanceID: "big__big-1", Repo: "pytest-dev/pytest", BaseCommit: baseCommit, TestPatch: testPatch,
+			FailToPass: []string{"tests/test_x.py::test_x"}}
+		none, directives := []string{}, []string{}
+		// 600 MB of lines, then the one result line; bash is not known as pytest, so the grader
+		// parses its capture.
+		cfg := GradingConfig{GradingVersion: "5", TimeoutSec: 600, Setup: &none, Directives: &directives,
+			TestCommand: "bash -c 'head -c 629145600 /dev/zero | tr \"\\0\" x | fold -w 99; echo; echo PASSED tests/test_x.py::test_x; echo \"=== 1 passed in 1s ===\"'"}
+		configDir := filepath.Join(dir, "grader")
+		if err := os.Mkdir(configDir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		for name, v := range map[string]any{InstanceFile: inst, GradingFile: cfg} {
+			data, _ := json.Marshal(v)
+			if err := os.WriteFile(filepath.Join(configDir, name), data, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+		patchPath := filepath.Join(dir, "model.patch")
+		if err := os.WriteFile(patchPath, []byte(modelPatch), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		got, err := RunGrader(context.Background(), GraderRun{ConfigDir: configDir, PatchPath: patchPath, Workdir: repo, OutDir: filepath.Join(dir, "out"),
+			Env: env, TestUser: testUser})
+		if err != nil || got[reward.KeyResolved] != 1 {
+			ev, _ := os.ReadFile(filepath.Join(dir, "out", "eval.json"))
+			b.Fatalf("reward %v, error %v: want the run graded from the tail of its output\n%s", got, err, ev)
+		}
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if kb, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+				n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")))
+				b.ReportMetric(float64(n)/1024, "peak-RSS-MB")
+			}
+		}
 	}
 }
