@@ -118,7 +118,8 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 		return graded{}, err
 	}
 	applyStart := time.Now()
-	applied, err := f.grader(ctx, "apply_patch.sh", PatchApplyScript(patchPath), f.pre, time.Until(f.instanceDeadline()))
+	applyBudget, _ := testBudget(time.Until(f.instanceDeadline()), time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
+	applied, err := f.grader(ctx, "apply_patch.sh", PatchApplyScript(patchPath), f.pre, applyBudget)
 	f.ev.Timings["apply_patch"] = time.Since(applyStart).Seconds()
 	if err != nil {
 		return graded{}, err
@@ -157,8 +158,8 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 		return f.opaque(ctx)
 	}
 	if f.in.Config.Install != "" {
-		if err := f.install(ctx); err != nil {
-			return graded{}, err
+		if o, stop, err := f.install(ctx); err != nil || stop {
+			return o, err
 		}
 	}
 	tr, err := f.runTests(ctx, time.Until(f.instanceDeadline()))
@@ -335,35 +336,53 @@ func (f *flow) rerunUnpatched(ctx context.Context, budget time.Duration) (bool, 
 
 // install runs the dataset's install step on the patched tree as the test user, then puts back
 // the runner files the build wrote (a build must not write a conftest.py after the guard ran).
-func (f *flow) install(ctx context.Context) error {
+// stop says the instance is graded already: the install hung, or the build changed a runner
+// file that cannot be put back (the patch is refused, as for its own changes).
+func (f *flow) install(ctx context.Context) (o graded, stop bool, err error) {
 	if err := sandbox.Prepare(f.r.Workdir, f.r.TestUser); err != nil {
-		return fmt.Errorf("give the work tree to the test user: %w", err)
+		return o, false, fmt.Errorf("give the work tree to the test user: %w", err)
 	}
 	before, err := snapshotTree(f.r.Workdir)
 	if err != nil {
-		return err
+		return o, false, err
 	}
+	budget, cut := testBudget(time.Until(f.instanceDeadline()), time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
 	start := time.Now()
-	res := f.asTestUser(ctx, "install.sh", f.userScript(f.r.Workdir, f.in.Config.Install), f.pre, time.Until(f.instanceDeadline()), f.testEnv, nil)
+	res := f.asTestUser(ctx, "install.sh", f.userScript(f.r.Workdir, f.in.Config.Install), f.pre, budget, f.testEnv, nil)
 	f.ev.Timings["install"] = time.Since(start).Seconds()
 	switch {
 	case res.StartErr != nil:
-		return fmt.Errorf("run the install step: %w", res.StartErr)
+		return o, false, fmt.Errorf("run the install step: %w", res.StartErr)
 	case res.Canceled:
-		return errors.New("the install step: the grader was stopped")
+		return o, false, errors.New("the install step: the grader was stopped")
+	case res.TimedOut:
+		// The install is part of the official eval script, whose timeout makes an error instance.
+		f.ev.TimedOut = true
+		if hangAttribution(cut, nil) != hangOfficial {
+			f.ev.DeadlineCut = true
+			return o, false, fmt.Errorf("the verifier's deadline ended the install step after %s, before the instance's timeout of %s: not measured (raise the verifier's timeout)",
+				budget.Round(time.Second), f.in.Timeout())
+		}
+		rep := errorReport(f.in, "the tests timed out")
+		return graded{hardened: rep, official: rep}, true, nil
 	}
 	// As officially, a failed install is in the log and the tests run anyway.
 	after, err := snapshotTree(f.r.Workdir)
 	if err != nil {
-		return err
+		return o, false, err
 	}
 	built := runnerFiles{allowConftest: f.files.allowConftest, modules: f.files.modules, build: true}
-	rec := &GuardRecord{}
-	if err := guardStep(f.repo, built, before, after, rec); err != nil {
-		return err
+	f.ev.BuildGuard = &GuardRecord{}
+	if err := guardStep(f.repo, built, before, after, f.ev.BuildGuard); err != nil {
+		return o, false, err
 	}
-	f.ev.BuildGuard = rec
-	return nil
+	if why := f.ev.BuildGuard.Refused; why != "" {
+		msg := "the install step on the patched tree: " + why
+		fmt.Fprintf(f.pre, "[grader] the model patch is refused: %s\n", msg)
+		rep := errorReport(f.in, "the model patch was refused: "+msg)
+		return graded{hardened: rep, official: rep, verdict: &reward.Verdict{Reason: reasons.PatchRefused, Message: msg}}, true, nil
+	}
+	return o, false, nil
 }
 
 // opaque runs a 5.x instance's own eval_script as the test user, with what the grader can do
