@@ -73,8 +73,12 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	if err := sandbox.Private(scratch); err != nil {
 		return graded{}, err
 	}
+	base := in.Instance.BaseCommit
+	if base == "" {
+		base = "HEAD" // an opaque instance may leave it out: its image is checked out at it
+	}
 	f := &flow{in: in, r: r, ev: ev, scratch: scratch, start: time.Now(),
-		repo: graderRepo{steps.Repo{Dir: r.Workdir, Base: in.Instance.BaseCommit}}}
+		repo: graderRepo{steps.Repo{Dir: r.Workdir, Base: base}}}
 	f.pre = newBoundedCapture(r.Log, stepOutputBytes, stepOutputBytes)
 	return f.run(ctx, patch)
 }
@@ -149,7 +153,7 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 			verdict: &reward.Verdict{Reason: reasons.PatchRefused, Message: f.ev.Guard.Refused}}, nil
 	}
 	f.logGuard("the model patch")
-	for _, args := range [][]string{{"status"}, {"-c", "core.fileMode=false", "diff", inst.BaseCommit}} {
+	for _, args := range [][]string{{"status"}, {"-c", "core.fileMode=false", "diff", f.repo.Base}} {
 		out, _ := f.repo.git(args...) // informational, as in the official script
 		fmt.Fprintf(f.pre, "+ git %s\n%s", strings.Join(args, " "), out)
 	}
@@ -310,7 +314,7 @@ func (f *flow) attributeHang(ctx context.Context, o graded, tr testRun) (graded,
 // removed by git), and runs the tests again; it reports whether they finished in budget.
 func (f *flow) rerunUnpatched(ctx context.Context, budget time.Duration) (bool, error) {
 	fmt.Fprintf(f.r.Log, "[grader] the deadline ended the tests: running them on the unpatched tree within %s\n", budget.Round(time.Second))
-	if _, err := f.repo.git("reset", "-q", "--hard", f.in.Instance.BaseCommit); err != nil {
+	if _, err := f.repo.git("reset", "-q", "--hard", f.repo.Base); err != nil {
 		return false, err
 	}
 	now, err := snapshotTree(f.r.Workdir)
