@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -8,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -26,20 +29,57 @@ func hasLabel(key string) labels.Selector {
 	return labels.NewSelector().Add(*req)
 }
 
-// CacheOptions keep the manager's memory bounded: managed fields are stripped, and Jobs, Pods
-// and Secrets are cached only when they carry the trial label, ConfigMaps only when they are
-// tasks.
-func CacheOptions() cache.Options {
+// CacheOptions keep the manager's memory bounded: managed fields are stripped, and Jobs and
+// Pods are cached only when they carry the trial label, ConfigMaps only when they are tasks.
+// With namespaces, the manager watches only those (--watch-namespaces), so that it can run on
+// RoleBindings in them instead of a ClusterRoleBinding.
+//
+// Secrets are not cached at all: the manager never reads one. It creates its trials' own
+// (stage specs, artifacts, results; the trial Pods mount them and owner references delete
+// them), and a patch agent's or an external agent's Secret is mounted by the trial Pod, never
+// read by the manager. Its RBAC grants create on Secrets and nothing else.
+func CacheOptions(namespaces []string) cache.Options {
 	trial := cache.ByObject{Label: hasLabel(evalv1.LabelTrial)}
-	return cache.Options{
+	opts := cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&batchv1.Job{}:      trial,
 			&corev1.Pod{}:       trial,
-			&corev1.Secret{}:    trial,
 			&corev1.ConfigMap{}: {Label: hasLabel(evalv1.LabelTask)},
 		},
 	}
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return opts
+}
+
+// ParseNamespaces reads --watch-namespaces: comma-separated namespace names, empty for all.
+func ParseNamespaces(flag string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, ns := range strings.Split(flag, ",") {
+		ns = strings.TrimSpace(ns)
+		if ns == "" || seen[ns] {
+			continue
+		}
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return nil, fmt.Errorf("--watch-namespaces: %q is not a namespace name (%s): give comma-separated namespaces, such as team-a,team-b", ns, strings.Join(errs, "; "))
+		}
+		seen[ns] = true
+		out = append(out, ns)
+	}
+	return out, nil
+}
+
+// ClientOptions send any read of a Secret to the API server rather than to a cache, so that
+// a read added by mistake fails at once on the manager's RBAC (create only) instead of
+// starting an informer over every Secret it can see.
+func ClientOptions() client.Options {
+	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}}
 }
 
 // Options configure both controllers.

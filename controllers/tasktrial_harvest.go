@@ -34,16 +34,21 @@ func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *
 }
 
 // harvest takes a finished stage's outputs into the trial. A returned verdict replaces the
-// stage's (a harvest that failed, or a patch too large to keep).
-func (s *trialScope) harvest(ctx context.Context, stage podcontract.Stage, sum *podcontract.Summary, pod *corev1.Pod) (*failure.Verdict, error) {
-	outputs, v := s.readOutputs(ctx, sum, pod)
-	if v != nil {
-		return v, nil
+// stage's v: a harvest that failed, artifacts the verifier grades without, a result out of
+// bounds. A verifier the agent's code ended (v.ZeroScore) leaves no result to read: it is
+// scored reward.Zero of the trial's bugs.
+func (s *trialScope) harvest(ctx context.Context, stage podcontract.Stage, v failure.Verdict, sum *podcontract.Summary, pod *corev1.Pod) (*failure.Verdict, error) {
+	if v.ZeroScore {
+		return s.keepResults(ctx, reward.Zero(int(s.trial.Spec.BugsTotal)), nil)
+	}
+	outputs, lost := s.readOutputs(ctx, sum, pod)
+	if lost != nil {
+		return lost, nil
 	}
 	if stage == podcontract.StageAgent {
 		return s.harvestAgent(ctx, sum, outputs)
 	}
-	return s.harvestVerifier(ctx, sum, outputs)
+	return s.keepResults(ctx, sum.Rewards, outputs)
 }
 
 func (s *trialScope) readOutputs(ctx context.Context, sum *podcontract.Summary, pod *corev1.Pod) (map[string][]byte, *failure.Verdict) {
@@ -73,22 +78,14 @@ func (s *trialScope) readOutputs(ctx context.Context, sum *podcontract.Summary, 
 	return out, nil
 }
 
+// harvestAgent keeps what the verifier receives of the agent's artifacts in a Secret owned by
+// the trial; the verdict says why some were left out.
 func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary, outputs map[string][]byte) (*failure.Verdict, error) {
-	data := map[string][]byte{}
-	size := 0
+	keys := make([]string, len(s.task.Artifacts))
 	for i := range s.task.Artifacts {
-		key := podbuild.ArtifactKey(s.task.Artifacts, i)
-		if o, ok := sum.Output(key); ok && o.TooLarge {
-			return tooLarge(key, o.OriginalSize), nil
-		}
-		if b, ok := outputs[key]; ok {
-			data[key] = b
-			size += len(b)
-		}
+		keys[i] = podbuild.ArtifactKey(s.task.Artifacts, i)
 	}
-	if size > podbuild.MaxSecretPayload {
-		return tooLarge("artifacts", int64(size)), nil
-	}
+	data, verdict := failure.VerifierArtifacts(keys, *sum, outputs, podbuild.MaxSecretPayload)
 	name := podbuild.ArtifactSecretName(s.trial.Name)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.trial.Namespace, Labels: podbuild.Labels(s.trial, podcontract.StageAgent)},
@@ -97,26 +94,22 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 	if err := s.createOwned(ctx, secret); err != nil {
 		return nil, err
 	}
-	patch := data[podcontract.PatchKey]
+	patch, kept := data[podcontract.PatchKey]
 	ps := &evalv1.PatchStatus{SecretName: name, Bytes: int64(len(patch)), FilesChanged: int32(bytes.Count(patch, []byte("diff --git ")))}
-	if o, ok := sum.Output(podcontract.PatchKey); ok {
+	if o, ok := sum.Output(podcontract.PatchKey); ok && kept {
 		ps.SHA256 = o.SHA256
 	}
 	s.trial.Status.Patch = ps
-	return nil, nil
+	return verdict, nil
 }
 
-func tooLarge(what string, size int64) *failure.Verdict {
-	return &failure.Verdict{Done: true, Class: failure.ClassInput, Reason: reasons.PatchTooLarge,
-		Message: fmt.Sprintf("%s has %d bytes, more than the %d an object can hold; shrink the change or configure an artifact bucket", what, size, podbuild.MaxSecretPayload)}
-}
-
-// harvestVerifier keeps the verifier's results in a Secret and scores the trial, unless the
-// result is out of bounds: then the results are kept and the verdict fails the trial unscored.
-func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summary, outputs map[string][]byte) (*failure.Verdict, error) {
-	bounds, outOfBounds := failure.OutOfBounds(sum.Rewards, int(s.trial.Spec.BugsTotal))
+// keepResults keeps the verifier's result and outputs in a Secret and scores the trial, unless
+// the result is out of bounds: then the results are kept and the verdict fails the trial
+// unscored.
+func (s *trialScope) keepResults(ctx context.Context, result reward.Result, outputs map[string][]byte) (*failure.Verdict, error) {
+	bounds, outOfBounds := failure.OutOfBounds(result, int(s.trial.Spec.BugsTotal))
 	if !outOfBounds {
-		scoreStatus(&s.trial.Status, sum.Rewards)
+		scoreStatus(&s.trial.Status, result)
 	}
 	data := map[string][]byte{}
 	size := 0
@@ -130,7 +123,7 @@ func (s *trialScope) harvestVerifier(ctx context.Context, sum *podcontract.Summa
 		}
 	}
 	if _, ok := data[podcontract.RecordReward]; !ok {
-		b, err := reward.Encode(sum.Rewards)
+		b, err := reward.Encode(result)
 		if err != nil {
 			return nil, err
 		}

@@ -201,7 +201,7 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 	}
 	decision := failure.Next(verdict, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
 	if decision.Step == failure.StepProceed {
-		if hv, err := s.harvest(ctx, stage, obs.Summary, pod); err != nil {
+		if hv, err := s.harvest(ctx, stage, verdict, obs.Summary, pod); err != nil {
 			return ctrl.Result{}, true, err
 		} else if hv != nil {
 			decision = failure.Next(*hv, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
@@ -298,16 +298,23 @@ func (s *trialScope) finish(phase evalv1.TrialPhase, reason, message string) {
 		Reason: reason, Message: message, ObservedGeneration: s.trial.Generation})
 }
 
-// finishGraded ends a trial whose verifier produced rewards. The trial keeps the agent's
-// reason (AgentTimeout, ...) when it had one.
+// finishGraded ends a trial whose verifier produced rewards. Its reason is the cause of its
+// score when the agent caused one (the grader's PatchRefused or TestsHungOnPatch, the
+// verifier's VerifierOutOfMemory, else the agent stage's PatchTooLarge, AgentTimeout, ...),
+// else Graded.
 func (s *trialScope) finishGraded() {
 	st := &s.trial.Status
-	reason, message := reasons.Graded, fmt.Sprintf("score %s", st.Score)
-	if st.Agent != nil && st.Agent.Reason != "" {
+	score := fmt.Sprintf("score %s", st.Score)
+	verified, verifiedMessage := reasons.Graded, score
+	if v := st.Verifier; v != nil && v.Reason != "" {
+		verified, verifiedMessage = v.Reason, score+": "+v.Message
+	}
+	reason, message := verified, verifiedMessage
+	if reason == reasons.Graded && st.Agent != nil && st.Agent.Reason != "" {
 		reason, message = st.Agent.Reason, st.Agent.Message
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialVerified, Status: metav1.ConditionTrue,
-		Reason: reasons.Graded, Message: fmt.Sprintf("score %s", st.Score), ObservedGeneration: s.trial.Generation})
+		Reason: verified, Message: verifiedMessage, ObservedGeneration: s.trial.Generation})
 	s.finish(evalv1.TrialSucceeded, reason, message)
 }
 

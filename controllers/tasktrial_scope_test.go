@@ -112,6 +112,17 @@ func TestRecordStageEnd(t *testing.T) {
 			verdict:   failure.Verdict{Done: true, Class: failure.ClassVerifier, Reason: reasons.GraderFailed, Message: "crash"},
 			summary:   &podcontract.Summary{ExitCode: 2},
 			wantStage: evalv1.StageStatus{ExitCode: exit(2), Reason: reasons.GraderFailed, Message: "crash"}},
+		"patch too large: the agent stage ends with the cause its trial is scored with": {stage: podcontract.StageAgent,
+			verdict:        failure.Verdict{Done: true, Class: failure.ClassScored, Reason: reasons.PatchTooLarge, Message: "big"},
+			summary:        &podcontract.Summary{},
+			wantStage:      evalv1.StageStatus{ExitCode: exit(0), Reason: reasons.PatchTooLarge, Message: "big"},
+			wantConditions: []metav1.Condition{cond(evalv1.TrialAgentCompleted, reasons.PatchTooLarge, "big")},
+			wantReason:     reasons.PatchTooLarge},
+		"verifier out of memory, no summary": {stage: podcontract.StageVerifier,
+			verdict:        failure.Verdict{Done: true, Class: failure.ClassScored, Reason: reasons.VerifierOutOfMemory, Message: "oom", ZeroScore: true},
+			wantStage:      evalv1.StageStatus{Reason: reasons.VerifierOutOfMemory, Message: "oom"},
+			wantConditions: []metav1.Condition{cond(evalv1.TrialVerified, reasons.VerifierOutOfMemory, "oom")},
+			wantReason:     reasons.VerifierOutOfMemory},
 		"verifier did its work": {stage: podcontract.StageVerifier, verdict: failure.Verdict{Done: true}, summary: &podcontract.Summary{},
 			wantStage:      evalv1.StageStatus{ExitCode: exit(0)},
 			wantConditions: []metav1.Condition{cond(evalv1.TrialVerified, reasons.Completed, "")}},
@@ -136,22 +147,40 @@ func TestRecordStageEnd(t *testing.T) {
 }
 
 func TestFinishGraded(t *testing.T) {
+	timedOut := &evalv1.StageStatus{Reason: reasons.AgentTimeout, Message: "agent timed out"}
+	hung := &evalv1.StageStatus{Reason: reasons.TestsHungOnPatch, Message: "suite hung on the patch"}
 	cases := map[string]struct {
-		agent                   *evalv1.StageStatus
+		agent, verifier         *evalv1.StageStatus
+		wantVerified            string
+		wantVerifiedMessage     string
 		wantReason, wantMessage string
 	}{
-		"graded":                    {agent: &evalv1.StageStatus{}, wantReason: reasons.Graded, wantMessage: "score 0.5000"},
-		"keeps the agent's reason":  {agent: &evalv1.StageStatus{Reason: reasons.AgentTimeout, Message: "agent timed out"}, wantReason: reasons.AgentTimeout, wantMessage: "agent timed out"},
+		"graded": {agent: &evalv1.StageStatus{}, verifier: &evalv1.StageStatus{},
+			wantReason: reasons.Graded, wantMessage: "score 0.5000"},
+		"keeps the agent's reason": {agent: timedOut, verifier: &evalv1.StageStatus{},
+			wantReason: reasons.AgentTimeout, wantMessage: "agent timed out"},
+		"patch too large: scored with its reason": {agent: &evalv1.StageStatus{Reason: reasons.PatchTooLarge, Message: "big"},
+			wantReason: reasons.PatchTooLarge, wantMessage: "big"},
+		"the grader's cause of the score": {agent: &evalv1.StageStatus{}, verifier: hung,
+			wantVerified: reasons.TestsHungOnPatch, wantVerifiedMessage: "score 0.5000: suite hung on the patch",
+			wantReason: reasons.TestsHungOnPatch, wantMessage: "score 0.5000: suite hung on the patch"},
+		"the grader's cause before the agent's reason": {agent: timedOut, verifier: hung,
+			wantVerified: reasons.TestsHungOnPatch, wantVerifiedMessage: "score 0.5000: suite hung on the patch",
+			wantReason: reasons.TestsHungOnPatch, wantMessage: "score 0.5000: suite hung on the patch"},
 		"no agent stage (regraded)": {wantReason: reasons.Graded, wantMessage: "score 0.5000"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := scopeFor(validSpec())
-			s.trial.Status.Agent, s.trial.Status.Score = tc.agent, "0.5000"
+			s.trial.Status.Agent, s.trial.Status.Verifier, s.trial.Status.Score = tc.agent, tc.verifier, "0.5000"
 			s.finishGraded()
 			st := s.trial.Status
+			verified, verifiedMessage := reasons.Graded, "score 0.5000"
+			if tc.wantVerified != "" {
+				verified, verifiedMessage = tc.wantVerified, tc.wantVerifiedMessage
+			}
 			want := []metav1.Condition{
-				{Type: evalv1.TrialVerified, Status: metav1.ConditionTrue, Reason: reasons.Graded, Message: "score 0.5000", ObservedGeneration: 2},
+				{Type: evalv1.TrialVerified, Status: metav1.ConditionTrue, Reason: verified, Message: verifiedMessage, ObservedGeneration: 2},
 				{Type: evalv1.TrialComplete, Status: metav1.ConditionTrue, Reason: tc.wantReason, Message: tc.wantMessage, ObservedGeneration: 2},
 			}
 			if diff := cmp.Diff(want, withoutTimes(st.Conditions)); diff != "" {

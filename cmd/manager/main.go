@@ -21,6 +21,7 @@ func main() {
 		leaderElect            bool
 		qps                    float64
 		burst                  int
+		watchNamespaces        string
 		opts                   controllers.Options
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
@@ -28,6 +29,7 @@ func main() {
 	flag.BoolVar(&leaderElect, "leader-elect", true, "elect a leader so that only one manager reconciles")
 	flag.Float64Var(&qps, "kube-api-qps", 100, "queries per second to the API server")
 	flag.IntVar(&burst, "kube-api-burst", 200, "burst of queries to the API server")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to serve, so that the manager can run on RoleBindings in them; empty serves every namespace")
 	flag.StringVar(&opts.HookImage, "hook-image", os.Getenv("SWEEP_HOOK_IMAGE"), "sweep-hook image for the install init container and the collector (env SWEEP_HOOK_IMAGE)")
 	flag.DurationVar(&opts.StartTimeout, "environment-start-timeout", 10*time.Minute, "how long a stage's Pod may take to start before it is an infrastructure failure")
 	flag.IntVar(&opts.TrialConcurrency, "trial-concurrency", 10, "TaskTrials reconciled at once")
@@ -42,11 +44,18 @@ func main() {
 		os.Exit(2)
 	}
 
+	namespaces, err := controllers.ParseNamespaces(watchNamespaces)
+	if err != nil {
+		setupLog.Error(err, "--watch-namespaces")
+		os.Exit(2)
+	}
+
 	cfg := ctrl.GetConfigOrDie()
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        evalv1.NewScheme(),
-		Cache:                         controllers.CacheOptions(),
+		Cache:                         controllers.CacheOptions(namespaces),
+		Client:                        controllers.ClientOptions(),
 		Metrics:                       metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress:        probeAddr,
 		LeaderElection:                leaderElect,

@@ -15,13 +15,17 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
 const usage = `usage:
   sweep-hook install DIR                 copy this binary to DIR/sweep-hook
   sweep-hook install-bundle SRC DEST     copy an external agent's bundle (a tree) into DEST
   sweep-hook agent  [-root DIR]          run the agent stage, then the collect hooks
-  sweep-hook verify [-root DIR]          put artifacts back, run the verifier, read the reward
+  sweep-hook verify [-root DIR] [-test-uid UID]
+                                         put artifacts back, run the verifier, read the reward;
+                                         a built-in grader runs the tests as UID (default: the
+                                         test identity of internal/sandbox)
   sweep-hook collect [-root DIR] [-stay=false]
                                          wait for done, write the summary, stream the outputs,
                                          then wait for SIGTERM (unless -stay=false)
@@ -84,6 +88,10 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	// A native sidecar that exits is restarted, which would report a second time on a new
 	// stream; so the collector stays until the kubelet stops it once the stage is over.
 	stay := fs.Bool("stay", stage == "collect", "collect: after reporting, wait for SIGTERM before exiting")
+	var testUser sandbox.Identity
+	if stage == "verify" {
+		grading.TestUserFlag(fs, &testUser)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,7 +109,7 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	case "verify":
 		var self string
 		if self, err = os.Executable(); err == nil {
-			_, err = hook.RunVerify(ctx, spec, paths, hook.VerifyOptions{Self: self})
+			_, err = hook.RunVerify(ctx, spec, paths, hook.VerifyOptions{Self: self, TestUser: testUser})
 		}
 	case "collect":
 		if _, err = hook.RunCollector(ctx, spec, paths, stdout, hook.CollectOptions{}); err == nil && *stay {

@@ -24,6 +24,10 @@ import (
 
 var binary string
 
+// testUID is this package's test identity for the verifier stage, which kills every process
+// of it: no other package's tests use it.
+const testUID = "65544"
+
 func TestMain(m *testing.M) { sweeptest.MainWithHook(m, ".", &binary) }
 
 func TestBinaryIsStatic(t *testing.T) {
@@ -189,7 +193,7 @@ func TestTrialThroughTheBinary(t *testing.T) {
 	verifyPod.withSpec(pc.StageSpec{Stage: pc.StageVerifier, Workdir: repo, TimeoutSeconds: 120,
 		Artifacts: []pc.Artifact{{Path: verifyPod.Patch, Key: pc.PatchKey}},
 		Verifier:  &pc.VerifierSpec{Grader: pc.GraderSWESweep, GraderDir: verifyPod.Tests}})
-	verifyPod.run("verify")
+	verifyPod.run("verify", "-test-uid", testUID)
 	s, outputs = verifyPod.harvest(verifyPod.run("collect", "-stay=false"))
 	if s.Reason != "" || s.Rewards["reward"] != 1 || s.Rewards["n_resolved"] != 1 {
 		t.Fatalf("verifier summary %+v\n%s", s, outputs[pc.RecordTestStdout])

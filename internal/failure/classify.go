@@ -26,6 +26,10 @@ const (
 	ClassVerifier Class = "Verifier"
 	// ClassInput: the trial cannot run as specified.
 	ClassInput Class = "Input"
+	// ClassScored: the agent caused how the stage ended (a patch too large or refused, tests
+	// that hung on its tree, a verifier it ran out of its own memory): the trial goes on and is
+	// scored, usually 0, with the reason saying why. The agent cannot opt out of being scored.
+	ClassScored Class = "Scored"
 )
 
 // ContainerWaiting is a container the kubelet cannot start yet.
@@ -45,6 +49,11 @@ type Pod struct {
 	Waiting  []ContainerWaiting
 	// Disruption is the reason of a true DisruptionTarget condition, if any.
 	Disruption string
+	// OOMKilled: the main container was terminated with reason OOMKilled.
+	OOMKilled bool
+	// MemoryLimited: the main container has a memory limit of its own, so an OOM kill in it
+	// is its own doing rather than the node's.
+	MemoryLimited bool
 }
 
 // Stage is one observation of a stage.
@@ -79,13 +88,16 @@ type Verdict struct {
 	Class   Class
 	Reason  string
 	Message string
+	// ZeroScore: the trial is scored reward.Zero of its bugs; there is no grader result to
+	// read (the verifier died of what the agent's code did).
+	ZeroScore bool
 }
 
 type rule func(Stage) (Verdict, bool)
 
 // Classify runs the chain over one observation.
 func Classify(s Stage) Verdict {
-	for _, r := range []rule{imagePull, disrupted, startTimeout, stillRunning, awaitPodStatus, fromSummary, lostCollector} {
+	for _, r := range []rule{imagePull, disrupted, startTimeout, stillRunning, awaitPodStatus, outOfMemory, fromSummary, lostCollector} {
 		if v, ok := r(s); ok {
 			return v
 		}
@@ -114,20 +126,29 @@ func disrupted(s Stage) (Verdict, bool) {
 	if !s.JobFailed || s.Pod == nil {
 		return Verdict{}, false
 	}
-	reason := ""
-	switch {
-	case s.Pod.Reason == "Evicted" || s.Pod.Disruption == "EvictionByEvictionAPI" || s.Pod.Disruption == "TerminationByKubelet":
-		reason = reasons.PodEvicted
-	case s.Pod.Reason == "NodeLost" || s.Pod.Reason == "NodeShutdown" || s.Pod.Disruption == "DeletionByTaintManager" || s.Pod.Disruption == "DeletionByPodGC":
-		reason = reasons.NodeLost
-	case s.Pod.Reason == "Preempting" || s.Pod.Disruption == "PreemptionByScheduler":
-		reason = reasons.Preempted
-	case s.Pod.Reason == "UnexpectedAdmissionError" || s.Pod.Reason == "NodeAffinity":
-		reason = reasons.PodEvicted
-	default:
+	reason := disruption(s.Pod)
+	if reason == "" {
 		return Verdict{}, false
 	}
 	return Verdict{Done: true, Class: ClassInfrastructure, Reason: reason, Message: podMessage(s.Pod)}, true
+}
+
+// disruption is the infrastructure reason a Pod was lost for (evicted, its node gone,
+// preempted), empty when it was not.
+func disruption(p *Pod) string {
+	switch {
+	case p.Reason == "Evicted" || p.Disruption == "EvictionByEvictionAPI" || p.Disruption == "TerminationByKubelet":
+		return reasons.PodEvicted
+	case p.Reason == "NodeLost" || p.Reason == "NodeShutdown" || p.Disruption == "DeletionByTaintManager" || p.Disruption == "DeletionByPodGC":
+		return reasons.NodeLost
+	case p.Reason == "Preempting" || p.Disruption == "PreemptionByScheduler":
+		return reasons.Preempted
+	case p.Reason == "UnexpectedAdmissionError" || p.Reason == "NodeAffinity":
+		return reasons.PodEvicted
+	case p.Disruption != "":
+		return reasons.PodEvicted
+	}
+	return ""
 }
 
 func podMessage(p *Pod) string {
@@ -167,6 +188,36 @@ func awaitPodStatus(s Stage) (Verdict, bool) {
 	return Verdict{}, !settled && s.Now.Sub(s.JobFinishedAt) < PodStatusSettle
 }
 
+// outOfMemory attributes a verifier whose main container was OOM-killed (the attribution rule
+// of docs/security.md):
+//
+//   - a measured result stands: the grader saw what was killed and graded it;
+//   - a Pod that was evicted, preempted or lost to its node is the infrastructure's (caught
+//     before this rule when it failed the Job; the check here covers a Pod the Job replaced);
+//   - a container with a memory limit of its own ran out of it running the agent's code: the
+//     trial is scored 0 (VerifierOutOfMemory), so that a patch cannot opt out of being scored
+//     by exhausting memory;
+//   - a container without a limit was killed because the node ran out of memory, which its
+//     neighbours share: infrastructure, retried.
+func outOfMemory(s Stage) (Verdict, bool) {
+	if s.Stage != podcontract.StageVerifier || s.Pod == nil || !s.Pod.OOMKilled || disruption(s.Pod) != "" {
+		return Verdict{}, false
+	}
+	if v, ok := fromSummary(s); ok && (v.Class == ClassNone || v.Class == ClassScored) {
+		return Verdict{}, false
+	}
+	if !s.Pod.MemoryLimited {
+		return Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted,
+			Message: "the verifier container was OOM-killed without a memory limit of its own: the node ran out of memory; set the task's memory_mb so that the verifier's memory is its own"}, true
+	}
+	return Verdict{Done: true, Class: ClassScored, Reason: reasons.VerifierOutOfMemory, ZeroScore: true,
+		Message: "the verifier container ran out of its own memory limit running the agent's code: scored 0; raise the task's memory_mb if the unpatched tree needs more"}, true
+}
+
+// scoredByGrader are the reasons a grader gives a measured result whose score the agent's
+// patch caused; the trial is scored with them.
+var scoredByGrader = map[string]bool{reasons.PatchRefused: true, reasons.TestsHungOnPatch: true}
+
 func fromSummary(s Stage) (Verdict, bool) {
 	sum := s.Summary
 	if sum == nil {
@@ -185,10 +236,18 @@ func fromSummary(s Stage) (Verdict, bool) {
 		return Verdict{Done: true}, true
 	}
 	switch {
+	// A verifier past the stage's own limit is not measured, never the agent's 0: the
+	// controller cannot tell a hang the patch caused from a limit too short for the task. The
+	// built-in graders stop their suites before the stage deadline (--deadline) and decide that
+	// themselves, scoring TestsHungOnPatch when the unpatched tree finishes within the limit.
 	case deadline || sum.Reason == reasons.VerifierTimeout:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.VerifierTimeout, Message: orDefault(sum.Message, "the verifier ran past its timeout")}, true
 	case sum.Reason == reasons.GraderFailed || !reward.Result(sum.Rewards).Measured():
 		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: orDefault(sum.Message, "the grader reported grader_failed")}, true
+	case scoredByGrader[sum.Reason] && len(sum.Rewards) == 0:
+		return Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: "the grader reported " + sum.Reason + " but wrote no reward: " + sum.Message}, true
+	case scoredByGrader[sum.Reason]:
+		return Verdict{Done: true, Class: ClassScored, Reason: sum.Reason, Message: orDefault(sum.Message, "the grader scored the patch "+sum.Reason)}, true
 	case sum.Reason != "" && sum.Reason != reasons.CollectorInterrupted:
 		return Verdict{Done: true, Class: ClassVerifier, Reason: sum.Reason, Message: sum.Message}, true
 	case len(sum.Rewards) == 0:

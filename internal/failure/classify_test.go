@@ -10,6 +10,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -23,6 +24,8 @@ func TestClassify(t *testing.T) {
 	done := func(reason string, rewards map[string]float64) *podcontract.Summary {
 		return &podcontract.Summary{Done: true, Reason: reason, Rewards: rewards, Message: "m"}
 	}
+	oom := Verdict{Done: true, Class: ClassScored, Reason: reasons.VerifierOutOfMemory, ZeroScore: true,
+		Message: "the verifier container ran out of its own memory limit running the agent's code: scored 0; raise the task's memory_mb if the unpatched tree needs more"}
 	cases := map[string]struct {
 		obs  func(s *Stage)
 		st   podcontract.Stage
@@ -45,6 +48,10 @@ func TestClassify(t *testing.T) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "PreemptionByScheduler"}
 		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.Preempted, Message: "pod disrupted: PreemptionByScheduler"}},
+		"a disruption of a kind not known yet is the infrastructure's": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed = true
+			s.Pod = &Pod{Disruption: "SomethingNew"}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: "pod disrupted: SomethingNew"}},
 		"node lost": {st: verifier, obs: func(s *Stage) {
 			s.JobFailed = true
 			s.Pod = &Pod{Disruption: "DeletionByTaintManager"}
@@ -90,6 +97,62 @@ func TestClassify(t *testing.T) {
 			s.JobFailed, s.JobFailureReason = true, "DeadlineExceeded"
 			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
 		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.VerifierTimeout, Message: "the verifier ran past its timeout"}},
+		// The stage's own deadline is never the agent's: the built-in graders decide hangs.
+		"verifier timeout with a partial result is not measured": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Summary = done(reasons.VerifierTimeout, map[string]float64{reward.KeyReward: 0.5})
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.VerifierTimeout, Message: "m"}},
+		"grader refused the patch: scored": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Summary = done(reasons.PatchRefused, reward.Zero(2))
+		}, want: Verdict{Done: true, Class: ClassScored, Reason: reasons.PatchRefused, Message: "m"}},
+		"tests hung on the patch: scored": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Summary = done(reasons.TestsHungOnPatch, reward.Zero(2))
+		}, want: Verdict{Done: true, Class: ClassScored, Reason: reasons.TestsHungOnPatch, Message: "m"}},
+		"tests hung on the patch without a result": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Summary = done(reasons.TestsHungOnPatch, nil)
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: "the grader reported TestsHungOnPatch but wrote no reward: m"}},
+		"verifier out of its own memory: scored 0": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Started: true, Terminal: true, OOMKilled: true, MemoryLimited: true}
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: oom},
+		"verifier out of its own memory, no summary": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Started: true, Terminal: true, OOMKilled: true, MemoryLimited: true}
+		}, want: oom},
+		"grader killed by the container's memory limit": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Pod = &Pod{Started: true, Terminal: true, OOMKilled: true, MemoryLimited: true}
+			s.Summary = done(reasons.GraderFailed, map[string]float64{reward.KeyReward: 0, reward.KeyGraderFailed: 1})
+		}, want: oom},
+		"OOM kill with a measured result: the grader's result stands": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Pod = &Pod{Started: true, Terminal: true, OOMKilled: true, MemoryLimited: true}
+			s.Summary = done("", map[string]float64{reward.KeyReward: 0.5})
+		}, want: Verdict{Done: true}},
+		"OOM kill without a memory limit is the node's": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Started: true, Terminal: true, OOMKilled: true}
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted,
+			Message: "the verifier container was OOM-killed without a memory limit of its own: the node ran out of memory; set the task's memory_mb so that the verifier's memory is its own"}},
+		"OOM kill in a Pod evicted for node pressure is the node's": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Reason: "Evicted", Message: "node low on memory", Terminal: true, OOMKilled: true, MemoryLimited: true}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: "node low on memory"}},
+		"OOM kill in a preempted Pod is not the agent's": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Pod = &Pod{Terminal: true, Disruption: "PreemptionByScheduler", OOMKilled: true, MemoryLimited: true}
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: "the verifier wrote no reward"}},
+		"agent out of memory is the agent's failure, still verified": {st: agent, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason, s.JobFailureMessage = true, "PodFailurePolicy", "container agent exited 137"
+			s.Pod = &Pod{Started: true, Terminal: true, OOMKilled: true, MemoryLimited: true}
+			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
+		}, want: Verdict{Done: true, Class: ClassAgent, Reason: reasons.AgentFailed, Message: "container agent exited 137"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -112,7 +175,9 @@ func TestNext(t *testing.T) {
 		policy evalv1.RetryPolicy
 		want   Decision
 	}{
-		"success proceeds":                      {v: Verdict{Done: true}, policy: policy, want: Decision{Step: StepProceed}},
+		"success proceeds": {v: Verdict{Done: true}, policy: policy, want: Decision{Step: StepProceed}},
+		"a scored cause proceeds": {v: Verdict{Done: true, Class: ClassScored, Reason: reasons.PatchTooLarge, Message: "big"}, policy: policy,
+			want: Decision{Step: StepProceed, Reason: reasons.PatchTooLarge, Message: "big"}},
 		"agent failure proceeds":                {v: Verdict{Done: true, Class: ClassAgent, Reason: "AgentTimeout", Message: "t"}, policy: policy, want: Decision{Step: StepProceed, Reason: "AgentTimeout", Message: "t"}},
 		"first infra retry":                     {v: infra, policy: policy, want: Decision{Step: StepRetry, Backoff: 10 * time.Second, Reason: reasons.PodEvicted, Message: "evicted (retry 1 of 2)"}},
 		"second infra retry":                    {v: infra, used: Used{Infrastructure: 1}, policy: policy, want: Decision{Step: StepRetry, Backoff: 20 * time.Second, Reason: reasons.PodEvicted, Message: "evicted (retry 2 of 2)"}},
@@ -123,8 +188,8 @@ func TestNext(t *testing.T) {
 		"result out of bounds is not retried, even when asked": {v: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardOutOfBounds, Message: "n"},
 			policy: evalv1.RetryPolicy{InfrastructureRetries: 1, RetryVerifierFailures: true, BackoffSeconds: 5},
 			want:   Decision{Step: StepFinish, Phase: evalv1.TrialFailed, Reason: reasons.RewardOutOfBounds, Message: "n"}},
-		"input error ends the trial": {v: Verdict{Done: true, Class: ClassInput, Reason: reasons.PatchTooLarge, Message: "big"}, policy: policy,
-			want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: reasons.PatchTooLarge, Message: "big"}},
+		"input error ends the trial": {v: Verdict{Done: true, Class: ClassInput, Reason: reasons.InvalidTask, Message: "bad"}, policy: policy,
+			want: Decision{Step: StepFinish, Phase: evalv1.TrialError, Reason: reasons.InvalidTask, Message: "bad"}},
 		"backoff is capped": {v: infra, used: Used{Infrastructure: 15}, policy: evalv1.RetryPolicy{InfrastructureRetries: 20, BackoffSeconds: 3600},
 			want: Decision{Step: StepRetry, Backoff: time.Hour, Reason: reasons.PodEvicted, Message: "evicted (retry 16 of 20)"}},
 	}

@@ -38,7 +38,7 @@ type Decision struct {
 func Next(v Verdict, used Used, policy evalv1.RetryPolicy) Decision {
 	d := Decision{Reason: v.Reason, Message: v.Message}
 	switch v.Class {
-	case ClassNone, ClassAgent:
+	case ClassNone, ClassAgent, ClassScored:
 		d.Step = StepProceed
 	case ClassInfrastructure:
 		if used.Infrastructure < policy.InfrastructureRetries {

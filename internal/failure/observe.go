@@ -70,9 +70,20 @@ func podState(pod *corev1.Pod, main string) *Pod {
 		if cs.Name == main && (cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil) {
 			p.Started = true
 		}
+		if cs.Name == main && (oomKilled(cs.State.Terminated) || oomKilled(cs.LastTerminationState.Terminated)) {
+			p.OOMKilled = true
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		if c.Name == main {
+			_, p.MemoryLimited = c.Resources.Limits[corev1.ResourceMemory]
+		}
 	}
 	return p
 }
+
+// oomKilled is the runtime's reason for a container the kernel killed in its memory cgroup.
+func oomKilled(t *corev1.ContainerStateTerminated) bool { return t != nil && t.Reason == "OOMKilled" }
 
 // collectorMessage is the collector's termination message, from its last run if it restarted.
 func collectorMessage(pod *corev1.Pod) string {

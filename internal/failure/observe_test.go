@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -79,6 +80,7 @@ func TestObservePod(t *testing.T) {
 		return corev1.ContainerStatus{Name: "collector", State: corev1.ContainerState{Terminated: state}, LastTerminationState: corev1.ContainerState{Terminated: last}}
 	}
 	cases := map[string]struct {
+		spec        corev1.PodSpec
 		status      corev1.PodStatus
 		wantPod     *Pod
 		wantSummary *podcontract.Summary
@@ -102,6 +104,22 @@ func TestObservePod(t *testing.T) {
 		"summary of the collector's last run": {status: corev1.PodStatus{Phase: corev1.PodRunning, InitContainerStatuses: []corev1.ContainerStatus{
 			collector(nil, &corev1.ContainerStateTerminated{Message: string(encoded)})}},
 			wantPod: &Pod{}, wantSummary: &summary},
+		"main container OOM-killed": {status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}},
+			wantPod: &Pod{Started: true, Terminal: true, OOMKilled: true}},
+		"another container OOM-killed is not the main one's": {status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "sidecar", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}},
+			{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}}}}},
+			wantPod: &Pod{Started: true, Terminal: true}},
+		"main container with a memory limit": {spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "sidecar"},
+			{Name: "agent", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")}}}}},
+			status:  corev1.PodStatus{Phase: corev1.PodPending},
+			wantPod: &Pod{MemoryLimited: true}},
+		"a cpu limit is no memory limit": {spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "agent", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}},
+			status:  corev1.PodStatus{Phase: corev1.PodPending},
+			wantPod: &Pod{}},
 		"rejected summary": {status: corev1.PodStatus{Phase: corev1.PodFailed, InitContainerStatuses: []corev1.ContainerStatus{
 			collector(&corev1.ContainerStateTerminated{Message: "not json"}, nil)}},
 			wantPod: &Pod{Terminal: true}, wantErr: true},
@@ -109,7 +127,7 @@ func TestObservePod(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := Stage{Stage: podcontract.StageAgent}
-			s.ObservePod(&corev1.Pod{Status: tc.status})
+			s.ObservePod(&corev1.Pod{Spec: tc.spec, Status: tc.status})
 			if diff := cmp.Diff(tc.wantPod, s.Pod); diff != "" {
 				t.Errorf("Pod (-want +got):\n%s", diff)
 			}

@@ -24,6 +24,9 @@ func builtInCommand(name string, s StageInput) Invocation {
 	if len(s.Bugs) > 0 {
 		args = append(args, "--bugs", strings.Join(s.Bugs, ","))
 	}
+	if s.TestUser.UID != 0 {
+		args = append(args, "--test-uid", strconv.FormatUint(uint64(s.TestUser.UID), 10))
+	}
 	if !s.Deadline.IsZero() {
 		args = append(args, "--deadline", s.Deadline.UTC().Format(time.RFC3339Nano))
 	}
@@ -34,21 +37,28 @@ func builtInCommand(name string, s StageInput) Invocation {
 func commonFlags(fs *flag.FlagSet, r *Request, patchHelp, outHelp string) {
 	fs.StringVar(&r.PatchPath, "patch", "/logs/artifacts/model.patch", patchHelp)
 	fs.StringVar(&r.OutDir, "out", "/logs/verifier", outHelp)
-	r.TestUser = sandbox.Test
-	fs.Func("test-uid", fmt.Sprintf("uid and gid the build and the tests run as (default %d)", sandbox.Test.UID), func(v string) error {
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil || n == 0 {
-			return fmt.Errorf("%q is not a uid other than 0", v)
-		}
-		r.TestUser = sandbox.Identity{UID: uint32(n), GID: uint32(n)}
-		return nil
-	})
+	TestUserFlag(fs, &r.TestUser)
 	fs.Func("deadline", "RFC 3339 time by which the result must be written (default: none)", func(v string) error {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
 			return fmt.Errorf("%q is not an RFC 3339 time", v)
 		}
 		r.Deadline = t
+		return nil
+	})
+}
+
+// TestUserFlag declares -test-uid, the identity (gid = uid) the build and the tests run as,
+// stored into id, which it sets to sandbox.Test by default. The verifier stage
+// (`sweep-hook verify`) takes it too and hands it to the built-in grader.
+func TestUserFlag(fs *flag.FlagSet, id *sandbox.Identity) {
+	*id = sandbox.Test
+	fs.Func("test-uid", fmt.Sprintf("uid and gid the build and the tests run as (default %d)", sandbox.Test.UID), func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%q is not a uid other than 0", v)
+		}
+		*id = sandbox.Identity{UID: uint32(n), GID: uint32(n)}
 		return nil
 	})
 }

@@ -71,6 +71,9 @@ type StageInput struct {
 	// stage's deadline less a reserve, so that a built-in grader always reports before the
 	// stage is stopped.
 	Deadline time.Time
+	// TestUser is the identity a built-in grader runs the build and the tests as; the zero
+	// Identity leaves the grader's default (sandbox.Test).
+	TestUser sandbox.Identity
 }
 
 // Invocation is one command: the program and its arguments.

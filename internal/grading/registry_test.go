@@ -155,6 +155,11 @@ func TestCommand(t *testing.T) {
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier"}}},
 		"swesweep, workdir and bugs": {grader: pc.GraderSWESweep, stage: func(s StageInput) StageInput { s.Workdir, s.Bugs = "/app", []string{"b1", "b2"}; return s },
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier", "--workdir", "/app", "--bugs", "b1,b2"}}},
+		"swesweep, test user and deadline": {grader: pc.GraderSWESweep, stage: func(s StageInput) StageInput {
+			s.TestUser, s.Deadline = sandbox.Identity{UID: 70000, GID: 70000}, time.Date(2026, 12, 1, 12, 0, 0, 5e8, time.UTC)
+			return s
+		},
+			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier", "--test-uid", "70000", "--deadline", "2026-12-01T12:00:00.5Z"}}},
 		"swebench, grader dir": {grader: pc.GraderSWEBench, stage: func(s StageInput) StageInput { s.InputDir = pc.GraderConfigDir; return s },
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swebench", "/sweep/grader", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier"}}},
 		"test script": {grader: TestScriptName, stage: func(s StageInput) StageInput { s.TestsDir = tests; return s },

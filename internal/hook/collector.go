@@ -15,6 +15,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/regularfile"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // CollectOptions tune the collector.
@@ -35,7 +36,7 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 	done, err := waitDone(ctx, paths.Done, poll)
 	switch {
 	case err == nil:
-		s.Done, s.ExitCode, s.Reason, s.Message, s.Rewards = true, done.ExitCode, done.Reason, done.Message, done.Rewards
+		s.Done, s.ExitCode, s.Reason, s.Message = true, done.ExitCode, done.Reason, done.Message
 		s.StartedAt, s.FinishedAt = &done.StartedAt, &done.FinishedAt
 	case ctx.Err() != nil:
 		s.ExitCode, s.Reason = -1, reasons.CollectorInterrupted
@@ -60,6 +61,9 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 			}
 		}
 	}
+	if s.Done && len(done.Rewards) > 0 {
+		reportRewards(&s, spec, paths, data)
+	}
 	var records []pc.Record
 	for i, o := range s.Outputs {
 		if !o.Missing && !o.TooLarge {
@@ -80,6 +84,54 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 		}
 	}
 	return s, nil
+}
+
+// reportRewards puts into s the rewards of the reward file the collector read itself: the
+// reward.json record it sends, else reward.txt. The done file only says that the stage
+// accepted a result; its numbers are not reported, so that a done file written by anyone
+// but the stage cannot claim rewards the reward file does not hold. When the file holds no
+// valid result after all, s reports none, and why.
+func reportRewards(s *pc.Summary, spec pc.StageSpec, paths Paths, data [][]byte) {
+	result, err := collectedRewards(s.Outputs, data, paths.VerifierDir)
+	if err == nil {
+		s.Rewards = result
+		return
+	}
+	s.Reason = reasons.RewardMissing
+	if grader, gerr := verifierGrader(spec); gerr != nil || grader.BuiltIn() {
+		s.Reason = reasons.GraderFailed
+	}
+	msg := "the stage reported a result, but the collector found none: " + err.Error()
+	if s.Message != "" {
+		msg = s.Message + "; " + msg
+	}
+	s.Message = msg
+}
+
+// collectedRewards parses the reward.json record (outputs and data as read), or reward.txt
+// when there is no reward.json.
+func collectedRewards(outputs []pc.Output, data [][]byte, verifierDir string) (reward.Result, error) {
+	for i, o := range outputs {
+		if o.Name != pc.RecordReward {
+			continue
+		}
+		switch {
+		case o.Refused != "":
+			return nil, errors.New(o.Refused)
+		case o.TooLarge:
+			return nil, fmt.Errorf("%s has %d bytes, too large to send", reward.FileJSON, o.OriginalSize)
+		case !o.Missing:
+			return reward.ParseJSON(data[i])
+		}
+	}
+	b, err := regularfile.ReadFile(filepath.Join(verifierDir, reward.FileText), reward.MaxFileBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, reward.ErrNoResult
+	}
+	if err != nil {
+		return nil, err
+	}
+	return reward.ParseText(b)
 }
 
 // summaryMessage encodes s with every output inline when that fits in a termination message,

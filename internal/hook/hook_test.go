@@ -12,13 +12,23 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/agentkind"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // selfBinary is sweep-hook built once for the tests that run built-in graders.
 var selfBinary string
 
-func TestMain(m *testing.M) { sweeptest.MainWithHook(m, "../../cmd/sweep-hook", &selfBinary) }
+// testIdentity is this package's test identity: sandbox.Reap kills every process of it, so no
+// other package's tests use it.
+var testIdentity = sandbox.Identity{UID: 65543, GID: 65543}
+
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv(fakeGraderEnv); ok {
+		os.Exit(fakeGrader(mode, os.Args[1:]))
+	}
+	sweeptest.MainWithHook(m, "../../cmd/sweep-hook", &selfBinary)
+}
 
 // podRoot makes a root with the Pod's directories and files (path under root → content).
 func podRoot(t *testing.T, files map[string]string) Paths {

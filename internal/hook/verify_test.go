@@ -26,6 +26,7 @@ func TestVerifyTestScript(t *testing.T) {
 		name        string
 		testSh      string // "" : no test.sh
 		timeout     float64
+		asRoot      bool // the case switches users
 		wantReason  string
 		wantMsg     string
 		wantRewards map[string]float64
@@ -49,10 +50,15 @@ echo '{"reward": 1, "n_resolved": 3}' > "$VERIFIER_DIR/reward.json"; echo graded
 		{name: "symlinked reward.json is refused, not followed", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/../forged.json"
 ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
 			wantReason: reasons.RewardMissing, wantMsg: "reward.json is a symbolic link: refused: not a regular file"},
+		{name: "what test.sh runs as another user cannot forge the done file", testSh: `setpriv --reuid 65543 --regid 65543 --clear-groups sh -c 'echo "{\"rewards\": {\"reward\": 1}}" > "$DONE_AT"' && exit 9
+echo 0 > "$VERIFIER_DIR/reward.txt"`, asRoot: true, wantRewards: map[string]float64{"reward": 0}},
 		{name: "timeout", testSh: `echo '{"reward": 1}' > "$VERIFIER_DIR/reward.json"; sleep 30 & sleep 30`, timeout: 0.3,
 			wantReason: reasons.VerifierTimeout, wantMsg: "verifier timed out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.asRoot {
+				requireRoot(t)
+			}
 			files := map[string]string{"sweep/input/model.patch": "diff\n", "logs/verifier/stale.txt": "old"}
 			if tc.testSh != "" {
 				files["tests/test.sh"] = tc.testSh + "\n"
@@ -60,11 +66,13 @@ ln -s "$VERIFIER_DIR/../forged.json" "$VERIFIER_DIR/reward.json"`,
 			paths := podRoot(t, files)
 			t.Setenv("VERIFIER_DIR", paths.VerifierDir)
 			t.Setenv("PATCH_AT", paths.Patch)
+			t.Setenv("DONE_AT", paths.Done)
+			openToOthers(t, paths)
 			spec := verifierSpec(paths)
 			if tc.timeout > 0 {
 				spec.TimeoutSeconds = tc.timeout
 			}
-			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +132,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 			spec := verifierSpec(paths)
 			spec.Workdir = repo
 			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader} // the bundle defaults to the tests directory
-			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +156,7 @@ func TestVerifyGraderThatWritesNoReward(t *testing.T) {
 	spec := verifierSpec(paths)
 	spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWESweep, GraderDir: paths.Tests}
 	// A "binary" that exits without writing anything stands for a grader that crashed hard.
-	d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: "/bin/false"})
+	d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: "/bin/false", TestUser: testIdentity})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +212,7 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 			spec := verifierSpec(paths)
 			spec.Workdir = repo
 			spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWEBench, GraderDir: filepath.Join(filepath.Dir(paths.Spec), "..", "grader")}
-			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary})
+			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)
 			}

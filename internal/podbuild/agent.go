@@ -72,7 +72,8 @@ func agentParts(trial *evalv1.TaskTrial, bundleSecurity *corev1.SecurityContext)
 		}
 		p.volumes = append(p.volumes, corev1.Volume{Name: volSolution, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: trial.Spec.SolutionConfigMap},
-			DefaultMode:          ptr.To[int32](0o755),
+			// solve.sh stays executable for root and the Pod's fsGroup, and unreadable to others.
+			DefaultMode: ptr.To[int32](secretFileMode | 0o110),
 		}}})
 		p.mounts = append(p.mounts, corev1.VolumeMount{Name: volSolution, MountPath: podcontract.SolutionDir, ReadOnly: true})
 	case agentkind.MountBundle:

@@ -21,6 +21,12 @@ const (
 	volStageLogs = "logs-stage"
 )
 
+// secretFileMode is the mode of the files of a volume the code under test must not read: the
+// grader's ConfigMap (a SWE-bench instance holds the gold patch) and the task's solution.
+// Their group is the Pod's fsGroup (podcontract.HookUID), so every container of the Pod
+// reads them, except the verifier's test identity, which has no supplementary group.
+const secretFileMode = 0o440
+
 func emptyDir(name string) corev1.Volume {
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 }
@@ -84,6 +90,7 @@ func podSpec(in JobInput) corev1.PodSpec {
 		if cm := trial.Spec.GraderConfigMap; cm != "" {
 			volumes = append(volumes, corev1.Volume{Name: volGrader, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 				LocalObjectReference: corev1.LocalObjectReference{Name: cm},
+				DefaultMode:          ptr.To[int32](secretFileMode),
 			}}})
 			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volGrader, MountPath: podcontract.GraderConfigDir, ReadOnly: true})
 		}

@@ -7,13 +7,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
-
-// HookUID is the uid and gid the containers that run sweep-hook from its own image (install,
-// collector) run as: distroless's "nonroot". It is also the Pod's fsGroup, so that the
-// collector can read what the main container writes to the shared emptyDirs with group
-// permissions only.
-const HookUID int64 = 65532
 
 // DefaultMainCapabilities are what the main container keeps when it runs as root, which the
 // sample and SWE-bench images need to work in a repository they own:
@@ -67,14 +62,14 @@ func PodSecurity(policy *evalv1.PodSecurity) Security {
 	return Security{
 		Pod: &corev1.PodSecurityContext{
 			SeccompProfile:      &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-			FSGroup:             ptr.To(HookUID),
+			FSGroup:             ptr.To[int64](podcontract.HookUID),
 			FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
 		},
 		Hook: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			RunAsUser:                ptr.To(HookUID),
-			RunAsGroup:               ptr.To(HookUID),
+			RunAsUser:                ptr.To[int64](podcontract.HookUID),
+			RunAsGroup:               ptr.To[int64](podcontract.HookUID),
 			RunAsNonRoot:             ptr.To(true),
 		},
 		Main: main,

@@ -35,6 +35,14 @@ const (
 	AgentPatchFile = "agent.patch"
 )
 
+// HookUID is the uid and gid the containers that run sweep-hook from its own image (install,
+// collector) run as: distroless's "nonroot". It is also the Pod's fsGroup, so that the
+// collector can read what the main container writes to the shared emptyDirs with group
+// permissions only; the verifier stage gives the run directory and the verifier directory to
+// this group alone, so that the test identity (sandbox.Test, no supplementary groups) can
+// neither read nor write them.
+const HookUID = 65532
+
 // Stage names, also the value of the eval.sweep.dev/stage label.
 type Stage string
 

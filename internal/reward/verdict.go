@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 
 	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 )
@@ -22,6 +25,10 @@ type Verdict struct {
 	Message string `json:"message,omitempty"`
 }
 
+// verdictReasons are the causes a grader may give a measured result; any other reason in
+// verdict.json (one that would make the trial "not measured", say) is refused.
+var verdictReasons = []string{reasons.PatchRefused, reasons.TestsHungOnPatch}
+
 // ReadVerdict reads dir/verdict.json; a directory without one is the zero Verdict.
 func ReadVerdict(dir string) (Verdict, error) {
 	var v Verdict
@@ -34,6 +41,9 @@ func ReadVerdict(dir string) (Verdict, error) {
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return v, fmt.Errorf("%s: %w", FileVerdict, err)
+	}
+	if !slices.Contains(verdictReasons, v.Reason) {
+		return Verdict{}, fmt.Errorf("%s: reason %q is not one a grader gives a measured result (want one of %v)", FileVerdict, v.Reason, verdictReasons)
 	}
 	return v, nil
 }

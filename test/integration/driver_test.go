@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
@@ -97,6 +98,18 @@ func podLabels(job *batchv1.Job) map[string]string {
 
 // finishPod ends the Pod with the collector's summary as its termination message.
 func (k kubelet) finishPod(pod *corev1.Pod, phase corev1.PodPhase, exitCode int32, sum *podcontract.Summary) {
+	k.endPod(pod, phase, corev1.ContainerStateTerminated{ExitCode: exitCode}, sum)
+}
+
+// oomKillPod ends the Pod as the kubelet reports a main container the kernel killed in its
+// memory cgroup: exit 137, reason OOMKilled; the collector was stopped before done.
+func (k kubelet) oomKillPod(pod *corev1.Pod, stage podcontract.Stage) {
+	k.endPod(pod, corev1.PodFailed, corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"},
+		&podcontract.Summary{Stage: stage, StreamID: "s-oom", ExitCode: -1, Reason: reasons.CollectorInterrupted})
+}
+
+// endPod ends the Pod with its main container terminated as given.
+func (k kubelet) endPod(pod *corev1.Pod, phase corev1.PodPhase, main corev1.ContainerStateTerminated, sum *podcontract.Summary) {
 	msg := ""
 	if sum != nil {
 		b, err := podcontract.EncodeSummary(*sum)
@@ -108,7 +121,7 @@ func (k kubelet) finishPod(pod *corev1.Pod, phase corev1.PodPhase, exitCode int3
 	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: podbuild.CollectorContainer,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Message: msg}}}}
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name,
-		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exitCode}}}}
+		State: corev1.ContainerState{Terminated: &main}}}
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 }
 

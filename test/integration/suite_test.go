@@ -56,10 +56,14 @@ var _ = AfterSuite(func() {
 })
 
 // startManager runs both controllers until the returned stop function is called.
-func startManager() (stop func()) {
+func startManager() (stop func()) { return startManagerAs(cfg, nil) }
+
+// startManagerAs runs both controllers with the given identity, serving namespaces (nil: all).
+func startManagerAs(cfg *rest.Config, namespaces []string) (stop func()) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 evalv1.NewScheme(),
-		Cache:                  controllers.CacheOptions(),
+		Cache:                  controllers.CacheOptions(namespaces),
+		Client:                 controllers.ClientOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlConfig(),
