@@ -3,6 +3,7 @@ package swebench
 import (
 	"context"
 	"encoding/json"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 	"io"
 	"os"
 	"os/exec"
@@ -189,12 +190,7 @@ func BenchmarkGraderLargeOutput(b *testing.B) {
 		b.Fatalf("this benchmark runs the tests as uid %d and needs root: %v", testUser.UID, err)
 	}
 	for b.Loop() {
-		dir := b.TempDir()
-		for _, d := range []string{filepath.Dir(dir), dir} {
-			if err := os.Chmod(d, 0o755); err != nil {
-				b.Fatal(err)
-			}
-		}
+		dir := sweeptest.Reachable(b, b.TempDir())
 		repo := filepath.Join(dir, "repo")
 		env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=s", "GIT_AUTHOR_EMAIL=s@example.com", "GIT_COMMITTER_NAME=s", "GIT_COMMITTER_EMAIL=s@example.com")
 		run := func(script string) string {

@@ -39,7 +39,7 @@ type testRepo struct {
 
 func newSandbox(t *testing.T, files map[string]string) *testRepo {
 	t.Helper()
-	s := &testRepo{dir: filepath.Join(reachableTempDir(t), "repo")}
+	s := &testRepo{dir: filepath.Join(sweeptest.Reachable(t, t.TempDir()), "repo")}
 	s.env = append(os.Environ(), "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "PYTHONDONTWRITEBYTECODE=1",
 		"GIT_AUTHOR_NAME=sweep", "GIT_AUTHOR_EMAIL=sweep@example.com", "GIT_COMMITTER_NAME=sweep", "GIT_COMMITTER_EMAIL=sweep@example.com")
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
@@ -48,19 +48,6 @@ func newSandbox(t *testing.T, files map[string]string) *testRepo {
 	s.write(t, files)
 	s.mustRun(t, "git init -q && git add -A && git commit -qm base")
 	return s
-}
-
-// reachableTempDir is a temporary directory the test user can enter (t.TempDir's are root's,
-// mode 0700), for the work tree the grader gives to it.
-func reachableTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 func (s *testRepo) write(t *testing.T, files map[string]string) {
