@@ -41,6 +41,6 @@ func (sweBenchGrader) Flags(fs *flag.FlagSet, r *Request) {
 // verdict, not an error; only a grader failure is.
 func (sweBenchGrader) Grade(ctx context.Context, r Request) error {
 	_, err := swebench.RunGrader(ctx, swebench.GraderRun{ConfigDir: r.Dir, PatchPath: r.PatchPath, Workdir: r.Workdir,
-		OutDir: r.OutDir, Log: r.Log})
+		OutDir: r.OutDir, Log: r.Log, TestUser: r.TestUser, Deadline: r.Deadline})
 	return err
 }

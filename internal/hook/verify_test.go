@@ -188,15 +188,15 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 	}{
 		{name: "resolved", fix: true, wantReport: true,
 			grading:     `{"grading_version": "5", "timeout_sec": 60, "setup": [], "directives": [], "test_command": "` + pytest + ` -rA -p no:cacheprovider"}`,
-			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1}},
+			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "swebench_official_resolved": 1, "agent_patch_applied": 1}},
 		{name: "no patch is an error instance, not a grader failure",
 			grading:     `{"grading_version": "4.1", "setup": []}`,
-			wantRewards: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0}},
+			wantRewards: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "swebench_official_resolved": 0, "agent_patch_applied": 0}},
 		{name: "bad grading.json is a grader failure", grading: `{"grading_version": "6"}`,
 			wantReason: reasons.GraderFailed, wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := sweeptest.GitRepo(t, map[string]string{"m.py": "def f():\n    return 1\n", "test_v.py": "from m import f\n\ndef test_v():\n    assert f() in (1, 2)\n"}, "baseline")
+			repo := sweeptest.Reachable(t, sweeptest.GitRepo(t, map[string]string{"m.py": "def f():\n    return 1\n", "test_v.py": "from m import f\n\ndef test_v():\n    assert f() in (1, 2)\n"}, "baseline"))
 			sweeptest.WriteFiles(t, repo, map[string]string{"test_h.py": "from m import f\n\ndef test_h():\n    assert f() == 2\n"})
 			testPatch := sweeptest.Diff(t, repo, "baseline")
 			sweeptest.WriteFiles(t, repo, map[string]string{"m.py": "def f():\n    return 2\n"})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // testIdentity is this package's own, so that Reap here cannot kill processes of another
@@ -45,13 +47,7 @@ func TestCredentialDropsGroups(t *testing.T) {
 
 func TestPrepareAndPrivate(t *testing.T) {
 	requireRoot(t)
-	root := t.TempDir()
-	// t.TempDir's parent is private to root; the test identity must reach the tree.
-	for _, d := range []string{filepath.Dir(root), root} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := sweeptest.Reachable(t, t.TempDir())
 	work := filepath.Join(root, "repo")
 	for _, d := range []string{".git/hooks", "src"} {
 		if err := os.MkdirAll(filepath.Join(work, d), 0o777); err != nil {

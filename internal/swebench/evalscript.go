@@ -1,14 +1,14 @@
 package swebench
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 )
 
-// Log markers of the official harness. The start and end markers reach the log only through
-// bash's xtrace ("+ : '>>>>> Start Test Output'"), which is why stdout and stderr must be merged.
+// Log markers of the official harness. Its start and end markers reach the log through bash's
+// xtrace ("+ : '>>>>> Start Test Output'"); the grader writes them itself, in the same form,
+// around the output it captured of the test command.
 const (
 	MarkerStartTestOutput = ">>>>> Start Test Output"
 	MarkerEndTestOutput   = ">>>>> End Test Output"
@@ -27,8 +27,8 @@ const DefaultWorkdir = "/testbed"
 // officialSetup activates the conda environment of the official images.
 var officialSetup = []string{"source /opt/miniconda3/bin/activate", "conda activate testbed"}
 
-// EvalScriptOptions adjusts EvalScript; the zero value gives the official script for the
-// official images.
+// EvalScriptOptions are how the grader runs an instance's tests (grading.json's fields); the
+// zero value runs them as the official script does in the official images.
 type EvalScriptOptions struct {
 	// Workdir is the repository; "" means /testbed.
 	Workdir string
@@ -48,85 +48,9 @@ type EvalScriptOptions struct {
 	// compiled code is rebuilt before the tests.
 	Install string
 	// AllowPatchConftest leaves conftest.py files that the model patch added or changed in place.
-	// By default they are put back to the base commit before the tests run, so that a patch cannot
-	// rewrite how pytest reports results; the official script does not do this.
+	// By default they are put back to the base commit before the tests run (runnerFiles), so that
+	// a patch cannot rewrite how pytest reports results; the official script does not do this.
 	AllowPatchConftest bool
-}
-
-// EvalScript returns the bash script that runs inst's tests on a patched tree, in the official
-// shape: reset the files the test patch modifies, remove the files it adds (so that a model patch
-// cannot pre-empt them), apply the test patch, run the test command between the markers with
-// xtrace on, record its exit code, reset again. A v5 instance that carries its own eval_script
-// gets that script unchanged.
-func EvalScript(inst Instance, opts EvalScriptOptions) string {
-	if inst.EvalScript != "" {
-		return inst.EvalScript
-	}
-	workdir := opts.Workdir
-	if workdir == "" {
-		workdir = DefaultWorkdir
-	}
-	setup := opts.Setup
-	if setup == nil {
-		setup = officialSetup
-	}
-	testCmd := opts.TestCommand
-	if testCmd == "" {
-		testCmd = DefaultTestCommand(inst.Repo)
-	}
-	directives := opts.Directives
-	if directives == nil {
-		directives = TestDirectives(inst)
-	}
-	modified, added := patchFiles(inst.TestPatch)
-	base := steps.ShellQuote(inst.BaseCommit)
-
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	line("#!/bin/bash")
-	line("# SWE-bench eval script for %s. No -e: every step runs and the log tells what failed.", inst.InstanceID)
-	line("set -uxo pipefail")
-	for _, s := range setup {
-		line("%s", s)
-	}
-	line("cd %s", steps.ShellQuote(workdir))
-	for _, c := range opts.EvalCommands {
-		line("%s", c)
-	}
-	line("git config --global --add safe.directory %s", steps.ShellQuote(workdir))
-	line("git status")
-	line("git show")
-	line("git -c core.fileMode=false diff %s", base)
-	if opts.Install != "" {
-		for _, s := range setup {
-			line("%s", s)
-		}
-		line("%s", opts.Install)
-	}
-	if !opts.AllowPatchConftest {
-		line("git diff -z --name-only --diff-filter=MDT %s -- '*conftest.py' | xargs -0 -r git checkout %s --", base, base)
-		line("git diff -z --name-only --diff-filter=A %s -- '*conftest.py' | xargs -0 -r rm -f --", base)
-		line("git ls-files -z --others -- '*conftest.py' | xargs -0 -r rm -f --")
-	}
-	resetTests := ""
-	if len(modified) > 0 {
-		resetTests = "git checkout " + base + " -- " + quoteAll(modified)
-		line("%s", resetTests)
-	}
-	if len(added) > 0 {
-		line("rm -f -- %s", quoteAll(added))
-	}
-	delim := heredocDelimiter(inst.TestPatch)
-	line("git apply -v - <<'%s'\n%s\n%s", delim, strings.TrimSuffix(inst.TestPatch, "\n"), delim)
-	line(": '%s'", MarkerStartTestOutput)
-	line("%s", strings.TrimSpace(testCmd+" "+quoteAll(directives)))
-	line("sweep_test_exit_code=$?")
-	line(": '%s'", MarkerEndTestOutput)
-	line(`echo "%s${sweep_test_exit_code}"`, MarkerTestExitCode)
-	if resetTests != "" {
-		line("%s", resetTests)
-	}
-	return b.String()
 }
 
 // PatchApplyScript returns a bash script that applies the patch at patchPath to the repository

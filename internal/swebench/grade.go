@@ -220,20 +220,30 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 
 	section, afterEnd := testSection(log, startAt)
 	source := section
-	r.Statuses = parser.ParseAs(source, dialect)
-	if len(r.Statuses) == 0 {
+	statuses := parser.ParseAs(source, dialect)
+	if len(statuses) == 0 {
 		// Runners that write results outside the markers (stderr captured apart) are read whole.
 		source = log
-		r.Statuses = parser.ParseAs(source, dialect)
+		statuses = parser.ParseAs(source, dialect)
 	}
 	if m := exitCodeLine.FindAllStringSubmatch(afterEnd, -1); m != nil {
 		code, _ := strconv.Atoi(m[len(m)-1][1])
 		r.ExitCode = &code
 	}
-	if version == V5 {
+	return judgeRun(inst, r, parser, statuses, source, version == V5, version == V5), nil
+}
+
+// judgeRun grades statuses, read by parser from source, into r. With checkRun, a run with no
+// sign of the suite, or a failing exit code without a failed test, is an invalid run (an
+// error), as SWE-bench 5 rules. With prefixMatch, a truncated dataset id matches the parsed
+// ids it begins (lookup).
+func judgeRun(inst Instance, r InstanceReport, parser logparse.Parser, statuses logparse.Statuses, source string, checkRun, prefixMatch bool) InstanceReport {
+	version := r.Version
+	r.Statuses = statuses
+	if checkRun {
 		if problem := invalidRun(r.Statuses, source, r.ExitCode); problem != "" {
 			r.Error = "invalid run: " + problem
-			return r, nil
+			return r
 		}
 	}
 
@@ -251,7 +261,7 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		passToPass bool
 	}{{inst.FailToPass, &ts.FailToPass, false}, {inst.PassToPass, &ts.PassToPass, true}} {
 		for _, id := range group.tests {
-			status, found := lookup(r.Statuses, id, version == V5)
+			status, found := lookup(r.Statuses, id, prefixMatch)
 			o := judge(status, found, version, group.passToPass, failOnly)
 			if o == success && status == testresults.XFail {
 				if full == nil {
@@ -272,7 +282,7 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 	r.TestsStatus = ts
 	r.Resolution = resolution(ts)
 	r.Resolved = r.Resolution == ResolvedFull
-	return r, nil
+	return r
 }
 
 // outcome is how one dataset test fares; "neither" leaves it out of the ratio.

@@ -3,10 +3,7 @@ package swebench
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +14,8 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
-	"github.com/swe-sweep/sweep-operator/internal/proctree"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
@@ -130,6 +127,9 @@ func ReadGraderDir(dir string) (GraderInput, error) {
 			return in, fmt.Errorf("%s: field log_parser: %w", cfgPath, err)
 		}
 	}
+	if runner := pytestRunner(in.Config.TestCommand); runner != "" && setsPythonPath(in.Config.TestCommand) {
+		return in, fmt.Errorf("%s: field test_command sets PYTHONPATH before pytest, which would hide the grader's result plugin: set it in eval_commands (export PYTHONPATH=...)", cfgPath)
+	}
 	// Checked before the tests run, so that a grader that cannot read the log fails at once.
 	if _, err := ParserFor(in.Instance, in.Version, in.Config.LogParser); err != nil {
 		return in, fmt.Errorf("%s: %w, or log_parser in %s", instPath, err, cfgPath)
@@ -142,6 +142,9 @@ const (
 	// RewardError is 1 for an error instance (patch did not apply, tests timed out, invalid
 	// run): not resolved, and reported in the run report's error_ids.
 	RewardError = "swebench_error"
+	// RewardOfficialResolved is 1 when SWE-bench's own harness would resolve the instance
+	// from the same run: recorded beside the hardened verdict that reward and n_resolved hold.
+	RewardOfficialResolved = "swebench_official_resolved"
 )
 
 // GraderEvalSchema is the version of the SWE-bench grader's eval.json.
@@ -154,19 +157,67 @@ type GraderEval struct {
 	GradingVersion GradingVersion `json:"grading_version,omitempty"`
 	Parser         string         `json:"parser,omitempty"`
 	Patch          *GraderPatch   `json:"patch,omitempty"`
-	Resolution     ResolvedStatus `json:"resolution,omitempty"`
-	Resolved       bool           `json:"resolved"`
+	// Run is RunCaptured or RunOpaque; OpaqueRisk says what an opaque run leaves open.
+	Run        string `json:"run,omitempty"`
+	OpaqueRisk string `json:"opaque_risk,omitempty"`
+	// Guard is what was done to the runner's files the patch changed, BuildGuard to those the
+	// install step wrote.
+	Guard      *GuardRecord `json:"guard,omitempty"`
+	BuildGuard *GuardRecord `json:"build_guard,omitempty"`
+	// PluginAutoload says whether pytest's plugin autoload was off and which plugins were named.
+	PluginAutoload string `json:"plugin_autoload,omitempty"`
+	// VerdictSource is where the hardened verdict (the fields below) was read from.
+	VerdictSource string `json:"verdict_source,omitempty"`
+	// Resolution, Resolved, Error, LogProblem and StatusCounts are the hardened verdict: what
+	// reward.json scores.
+	Resolution ResolvedStatus `json:"resolution,omitempty"`
+	Resolved   bool           `json:"resolved"`
 	// Error makes the instance an error (no report.json), as in the official harness.
 	Error string `json:"error,omitempty"`
 	// LogProblem says why a completed instance's log could not be graded.
-	LogProblem   string                     `json:"log_problem,omitempty"`
-	TestExitCode *int                       `json:"test_exit_code,omitempty"`
-	TimedOut     bool                       `json:"timed_out,omitempty"`
+	LogProblem string `json:"log_problem,omitempty"`
+	// TestExitCode is the test command's exit status as the grader collected it.
+	TestExitCode *int `json:"test_exit_code,omitempty"`
+	TimedOut     bool `json:"timed_out,omitempty"`
+	// DeadlineCut: the verifier's deadline, not the instance's timeout, ended the tests; Rerun
+	// is the run on the unpatched tree that decided whose the hang was.
+	DeadlineCut  bool                       `json:"deadline_cut,omitempty"`
+	Rerun        *RerunRecord               `json:"rerun,omitempty"`
+	TestOutput   *OutputRecord              `json:"test_output,omitempty"`
 	StatusCounts map[testresults.Status]int `json:"status_counts,omitempty"`
+	// Official is the verdict SWE-bench's harness gives on the official-style log of the same
+	// run (what a test's forged markers or lines may have fooled).
+	Official *OfficialVerdict `json:"official,omitempty"`
+	// Verdict is verdict.json's content, when the result has a cause the trial shows.
+	Verdict *reward.Verdict `json:"verdict,omitempty"`
 	// GraderError is why the grader itself failed: the reward is then not a measurement.
 	GraderError string             `json:"grader_error,omitempty"`
 	Reward      map[string]float64 `json:"reward"`
 	Timings     map[string]float64 `json:"timings"`
+}
+
+// OfficialVerdict is the official harness's verdict on the same run.
+type OfficialVerdict struct {
+	Resolution  ResolvedStatus `json:"resolution,omitempty"`
+	Resolved    bool           `json:"resolved"`
+	Error       string         `json:"error,omitempty"`
+	LogProblem  string         `json:"log_problem,omitempty"`
+	ExitCode    *int           `json:"test_exit_code,omitempty"`
+	TestsStatus *TestsStatus   `json:"tests_status,omitempty"`
+}
+
+// OutputRecord is how much the test command printed and how much of it grading left out
+// (boundedCapture).
+type OutputRecord struct {
+	Bytes        int64 `json:"bytes"`
+	DroppedBytes int64 `json:"dropped_bytes,omitempty"`
+}
+
+// RerunRecord is the run of the tests on the unpatched tree after the deadline cut them.
+type RerunRecord struct {
+	Finished bool    `json:"finished"`
+	ExitCode int     `json:"exit_code"`
+	Seconds  float64 `json:"seconds"`
 }
 
 // GraderPatch describes the model patch and how it was applied.
@@ -192,12 +243,19 @@ type GraderRun struct {
 	Log io.Writer
 	// Env is the environment of the scripts; nil means this process's.
 	Env []string
+	// TestUser is the identity the install step and the tests run as (sandbox.Test in a
+	// verifier); the grader itself must be root to switch to it.
+	TestUser sandbox.Identity
+	// Deadline is when the results must be written; zero means none.
+	Deadline time.Time
 }
 
-// RunGrader grades one instance as the official harness does in its container: apply the model
-// patch (four methods), run the eval script with bash under the timeout, grade the merged log.
-// It writes OutDir/reward.json and eval.json, and report.json when the instance completed.
-// The error is set when the grader failed; reward.json then holds reward.GraderFailed().
+// RunGrader grades one instance (gradeInstance): the grader applies the model patch (four
+// methods) and does every git step itself, the install step and the test command run as the
+// test user, and the verdict comes from what the grader captured. It writes OutDir/reward.json
+// and eval.json, report.json when the instance completed, and verdict.json when the result has
+// a cause the trial shows. The error is set when the grader failed; reward.json then holds
+// reward.GraderFailed().
 func RunGrader(ctx context.Context, r GraderRun) (reward.Result, error) {
 	if r.Log == nil {
 		r.Log = io.Discard
@@ -205,7 +263,7 @@ func RunGrader(ctx context.Context, r GraderRun) (reward.Result, error) {
 	if r.Workdir == "" {
 		r.Workdir = DefaultWorkdir
 	}
-	ev := &GraderEval{Schema: GraderEvalSchema, Timings: map[string]float64{}}
+	ev := &GraderEval{Schema: GraderEvalSchema, Run: RunCaptured, Timings: map[string]float64{}}
 	var result reward.Result
 	var report *InstanceReport
 	total, err := steps.Attempt(r.Log, func() (err error) {
@@ -224,8 +282,8 @@ func RunGrader(ctx context.Context, r GraderRun) (reward.Result, error) {
 	return result, err
 }
 
-// grade reads the grader directory and grades the instance; the report is nil for an error
-// instance.
+// grade reads the grader directory (into memory, before any code of the patch runs) and
+// grades the instance; the report is nil for an error instance.
 func grade(ctx context.Context, r GraderRun, ev *GraderEval) (reward.Result, *InstanceReport, error) {
 	in, err := ReadGraderDir(r.ConfigDir)
 	if err != nil {
@@ -235,12 +293,19 @@ func grade(ctx context.Context, r GraderRun, ev *GraderEval) (reward.Result, *In
 	if st, err := os.Stat(r.Workdir); err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("workdir %q is not a directory: the verifier image must hold the repository there (the official images use /testbed)", r.Workdir)
 	}
-	rep, err := gradeInstance(ctx, in, r, ev)
+	o, err := gradeInstance(ctx, in, r, ev)
 	if err != nil {
 		return nil, nil, err
 	}
+	rep := o.hardened
 	ev.Parser, ev.Resolution, ev.Resolved = rep.Parser, rep.Resolution, rep.Resolved
-	ev.Error, ev.LogProblem, ev.TestExitCode = rep.Error, rep.LogProblem, rep.ExitCode
+	ev.Error, ev.LogProblem = rep.Error, rep.LogProblem
+	if ev.TestExitCode == nil {
+		ev.TestExitCode = rep.ExitCode
+	}
+	ev.Official = &OfficialVerdict{Resolution: o.official.Resolution, Resolved: o.official.Resolved, Error: o.official.Error,
+		LogProblem: o.official.LogProblem, ExitCode: o.official.ExitCode, TestsStatus: o.official.TestsStatus}
+	ev.Verdict = o.verdict
 	if len(rep.Statuses) > 0 {
 		ev.StatusCounts = map[testresults.Status]int{}
 		for _, s := range rep.Statuses {
@@ -251,77 +316,9 @@ func grade(ctx context.Context, r GraderRun, ev *GraderEval) (reward.Result, *In
 	if rep.Completed() {
 		report = &rep
 	}
-	return graderReward(rep), report, nil
-}
-
-// gradeInstance applies the patch, runs the eval script and grades the log. An error instance
-// is a report with Error set; the error return is for what stops the grader itself.
-func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderEval) (InstanceReport, error) {
-	patch, err := os.ReadFile(r.PatchPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return InstanceReport{}, fmt.Errorf("read the model patch: %w", err)
-	}
-	sum := sha256.Sum256(patch)
-	ev.Patch = &GraderPatch{Bytes: len(patch)}
-	if len(patch) == 0 {
-		// SWE-bench does not run an empty patch; here the agent stage produced none.
-		fmt.Fprintf(r.Log, "[grader] the model patch %s is missing or empty\n", r.PatchPath)
-		return InstanceReport{InstanceID: in.Instance.InstanceID, Version: in.Version, Resolution: ResolvedNo,
-			Error: "the model patch is empty: the agent changed nothing"}, nil
-	}
-	ev.Patch.SHA256 = hex.EncodeToString(sum[:])
-
-	scripts, err := os.MkdirTemp("", "swebench-")
-	if err != nil {
-		return InstanceReport{}, err
-	}
-	// Best-effort cleanup of scripts already run; a leftover temp dir cannot change the grade.
-	defer func() { _ = os.RemoveAll(scripts) }()
-	var log bytes.Buffer
-	out := io.MultiWriter(&log, r.Log)
-	applyStart := time.Now()
-	deadline := applyStart.Add(in.Timeout())
-	applied, err := runScript(ctx, scripts, "apply_patch.sh", PatchApplyScript(r.PatchPath), r, out, deadline)
-	ev.Timings["apply_patch"] = time.Since(applyStart).Seconds()
-	if err != nil {
-		return InstanceReport{}, err
-	}
-	if applied.TimedOut {
-		ev.TimedOut = true
-		fmt.Fprintf(out, "\n%s\n", MarkerTestsTimedOut)
-	}
-	if applied.ExitCode == 0 {
-		ev.Patch.Method = applyMethod(log.String())
-		evalStart := time.Now()
-		res, err := runScript(ctx, scripts, "eval.sh", EvalScript(in.Instance, in.ScriptOptions(r.Workdir)), r, out, deadline)
-		ev.Timings["eval"] = time.Since(evalStart).Seconds()
-		if err != nil {
-			return InstanceReport{}, err
-		}
-		if res.TimedOut {
-			ev.TimedOut = true
-			fmt.Fprintf(out, "\n%s\n", MarkerTestsTimedOut)
-		}
-	}
-	return Grade(in.Instance, log.String(), in.Version, GradeOptions{Parser: in.Config.LogParser})
-}
-
-// runScript runs a bash script in the repository with stdout and stderr merged into out, until
-// deadline. A timeout is a result; a script that could not start, or a stop of the grader, is an
-// error.
-func runScript(ctx context.Context, dir, name, script string, r GraderRun, out io.Writer, deadline time.Time) (proctree.Result, error) {
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		return proctree.Result{}, err
-	}
-	res := steps.RunUnderTimeout(ctx, steps.Command{Path: "bash", Args: []string{path}, Dir: r.Workdir, Env: r.Env, Output: out, Timeout: time.Until(deadline)})
-	switch {
-	case res.StartErr != nil:
-		return res, fmt.Errorf("run %s: %w: the verifier image needs bash (the official images have it)", name, res.StartErr)
-	case res.Canceled:
-		return res, fmt.Errorf("%s: the grader was stopped", name)
-	}
-	return res, nil
+	result := graderReward(rep)
+	result[RewardOfficialResolved] = boolNumber(o.official.Resolved)
+	return result, report, nil
 }
 
 var appliedLine = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(MarkerAppliedPatch) + ` \((.*)\)\s*$`)
@@ -369,13 +366,19 @@ func writeGraderOutputs(dir string, result reward.Result, ev *GraderEval, report
 	if err != nil {
 		return err
 	}
-	// Without a report, one left by an earlier run is removed: it would count this error
-	// instance as completed.
+	// Without a report (or a verdict), one left by an earlier run is removed: it would count
+	// this error instance as completed.
 	reportFile := steps.File{Name: pc.RecordSWEBenchReport}
 	if report != nil {
 		if reportFile.Data, err = steps.IndentedJSON(report); err != nil {
 			return err
 		}
 	}
-	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, reportFile)
+	verdictFile := steps.File{Name: reward.FileVerdict}
+	if ev.Verdict != nil {
+		if verdictFile.Data, err = reward.EncodeVerdict(*ev.Verdict); err != nil {
+			return err
+		}
+	}
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, reportFile, verdictFile)
 }

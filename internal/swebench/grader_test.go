@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -34,15 +36,31 @@ func graderDir(t *testing.T, inst Instance, cfg GradingConfig) string {
 	return dir
 }
 
+// calcPython is the interpreter with pytest (sweeptest.PythonWithPytest), set by each test.
+var calcPython = "python3"
+
 // calcGrading runs pytest on the whole suite of the calc project, without conda.
 func calcGrading(version string) GradingConfig {
 	none, tests := []string{}, []string{"tests"}
-	return GradingConfig{GradingVersion: version, TimeoutSec: 60, TestCommand: "PYTHONPATH=. pytest -rA -p no:cacheprovider",
+	return GradingConfig{GradingVersion: version, TimeoutSec: 60, TestCommand: calcPython + " -m pytest -rA -p no:cacheprovider",
 		Directives: &tests, Setup: &none}
+}
+
+// testUser is this package's test identity: sandbox.Reap kills every process of it.
+var testUser = sandbox.Identity{UID: 65542, GID: 65542}
+
+// requireRoot fails a test that switches to the test user when it cannot.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if err := sandbox.Check(); err != nil {
+		t.Fatalf("this test runs the tests as uid %d and needs root: %v", testUser.UID, err)
+	}
 }
 
 func TestRunGraderForReal(t *testing.T) {
 	requireTools(t)
+	requireRoot(t)
+	calcPython = sweeptest.PythonWithPytest(t)
 	slowAdd := "import time\n\n\ndef add(a, b):\n    time.sleep(60)\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 	tests := map[string]struct {
 		model   map[string]string // nil: a patch that does not apply; empty: an empty patch file
@@ -57,33 +75,23 @@ func TestRunGraderForReal(t *testing.T) {
 	}{
 		"a fix resolves": {
 			model: map[string]string{"calc.py": fixedCalc}, version: "5", wantReport: true, wantResolved: true, wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 1},
 		},
 		"an unrelated change does not resolve": {
 			model: map[string]string{"README": "hello\n"}, version: "4.1", wantReport: true, wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 0},
 		},
 		"a patch that does not apply is an error": {
 			model: nil, version: "5", wantError: "the model patch did not apply",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
 		},
 		"tests that run past the timeout are an error": {
 			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
-		},
-		"forged passes with a failing exit are an invalid run under 5: an error": {
-			// pytest captures fds 1 and 2, so the forger writes to its parent's (the script's) stdout.
-			model: map[string]string{"calc.py": "import os\n" +
-				"with open('/proc/%d/fd/1' % os.getppid(), 'w') as out:\n" +
-				"    out.write('PASSED tests/test_calc.py::test_add\\nPASSED tests/test_new.py::test_new\\n" +
-				"PASSED tests/test_calc.py::test_sub\\nPASSED tests/test_other.py::test_other\\n')\n" +
-				"os._exit(3)\n"},
-			version: "5", wantError: "invalid run: the test command exited 3 but no test failed or errored", wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 1},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
 		},
 		"an empty patch is an error": {
 			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
 		},
 	}
 	for name, tc := range tests {
@@ -112,7 +120,7 @@ func TestRunGraderForReal(t *testing.T) {
 			}
 			var log bytes.Buffer
 			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, cfg), PatchPath: s.writePatch(t, patch),
-				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env})
+				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env, TestUser: testUser})
 			if err != nil {
 				t.Fatalf("grader failed: %v\nlog:\n%s", err, log.String())
 			}
@@ -152,7 +160,9 @@ func TestRunGraderFailures(t *testing.T) {
 		workdir string            // "" is an existing directory
 		patch   string            // the model patch's content; "dir" makes it a directory
 		noBash  bool              // PATH finds no bash
-		want    []string          // parts of the grader error
+		// rootTestUser passes the zero identity (root) as the test user.
+		rootTestUser bool
+		want         []string // parts of the grader error
 	}{
 		"no bash": {
 			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "diff --git a/x b/x\n", noBash: true,
@@ -194,6 +204,14 @@ func TestRunGraderFailures(t *testing.T) {
 			files: map[string]string{InstanceFile: `{"instance_id": "a", "repo": "me/mine", "base_commit": "abc", "test_patch": "x"}`, GradingFile: `{"grading_version": "5"}`},
 			want:  []string{InstanceFile, `no log parser for repository "me/mine"`, "or log_parser in", GradingFile},
 		},
+		"the test user is root": {
+			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "x", rootTestUser: true,
+			want: []string{"the test user is root", "--test-uid"},
+		},
+		"a test command that sets PYTHONPATH before pytest": {
+			files: map[string]string{GradingFile: `{"grading_version": "5", "test_command": "PYTHONPATH=. pytest -rA"}`},
+			want:  []string{GradingFile, "field test_command sets PYTHONPATH", "eval_commands"},
+		},
 		"no repository": {
 			files:   map[string]string{GradingFile: `{"grading_version": "5"}`},
 			workdir: "/nonexistent/testbed",
@@ -232,7 +250,11 @@ func TestRunGraderFailures(t *testing.T) {
 				t.Setenv("PATH", t.TempDir())
 			}
 			out := t.TempDir()
-			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out})
+			user := testUser
+			if tc.rootTestUser {
+				user = sandbox.Identity{}
+			}
+			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: dir, PatchPath: patch, Workdir: workdir, OutDir: out, TestUser: user})
 			if err == nil {
 				t.Fatalf("no error; reward %v", got)
 			}
@@ -274,5 +296,30 @@ func TestGraderConfigRoundTrip(t *testing.T) {
 	}
 	if got := g.Timeout().Seconds(); got != DefaultTimeoutSec {
 		t.Errorf("default timeout %gs, want %d", got, DefaultTimeoutSec)
+	}
+}
+
+// When the verifier's deadline ends the tests and the unpatched tree does not finish either,
+// nothing shows the hang is the patch's: the grader fails (not measured) and says why.
+func TestRunGraderDeadlineHangOnBothTrees(t *testing.T) {
+	requireTools(t)
+	requireRoot(t)
+	calcPython = sweeptest.PythonWithPytest(t)
+	s := newSandbox(t, calcProject)
+	// The hidden test itself hangs, on any tree.
+	inst := calcInstance(t, s, map[string]string{"tests/test_calc.py": calcTestFiles["tests/test_calc.py"],
+		"tests/test_new.py": "import time\n\n\ndef test_new():\n    time.sleep(600)\n"},
+		[]string{"tests/test_calc.py::test_add", "tests/test_new.py::test_new"})
+	out := filepath.Join(t.TempDir(), "verifier")
+	var log bytes.Buffer
+	got, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, calcGrading("5")), PatchPath: s.writePatch(t, s.diff(t, map[string]string{"calc.py": fixedCalc})),
+		Workdir: s.dir, OutDir: out, Log: &log, Env: s.env, TestUser: testUser, Deadline: time.Now().Add(DeadlineReserve + 6*time.Second)})
+	if err == nil || !strings.Contains(err.Error(), "not measured") || got.Measured() {
+		t.Fatalf("reward %v, error %v: want a grader failure that says the hang is not measured\nlog:\n%s", got, err, log.String())
+	}
+	var ev GraderEval
+	sweeptest.ReadJSON(t, filepath.Join(out, pc.RecordEval), &ev)
+	if !ev.DeadlineCut || ev.Rerun == nil || ev.Rerun.Finished {
+		t.Errorf("eval.json deadline_cut %v, rerun %+v: want the cut and an unfinished rerun recorded", ev.DeadlineCut, ev.Rerun)
 	}
 }

@@ -30,16 +30,16 @@ func requireTools(t *testing.T) {
 	}
 }
 
-// sandbox is a git repository in a temporary directory, with a private HOME so that the eval
+// testRepo is a git repository in a temporary directory, with a private HOME so that the eval
 // script's "git config --global" stays inside it.
-type sandbox struct {
+type testRepo struct {
 	dir string
 	env []string
 }
 
-func newSandbox(t *testing.T, files map[string]string) *sandbox {
+func newSandbox(t *testing.T, files map[string]string) *testRepo {
 	t.Helper()
-	s := &sandbox{dir: filepath.Join(t.TempDir(), "repo")}
+	s := &testRepo{dir: filepath.Join(sweeptest.Reachable(t, t.TempDir()), "repo")}
 	s.env = append(os.Environ(), "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "PYTHONDONTWRITEBYTECODE=1",
 		"GIT_AUTHOR_NAME=sweep", "GIT_AUTHOR_EMAIL=sweep@example.com", "GIT_COMMITTER_NAME=sweep", "GIT_COMMITTER_EMAIL=sweep@example.com")
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
@@ -50,7 +50,7 @@ func newSandbox(t *testing.T, files map[string]string) *sandbox {
 	return s
 }
 
-func (s *sandbox) write(t *testing.T, files map[string]string) {
+func (s *testRepo) write(t *testing.T, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		path := filepath.Join(s.dir, name)
@@ -64,7 +64,7 @@ func (s *sandbox) write(t *testing.T, files map[string]string) {
 }
 
 // run runs a bash script in the repository with stdout and stderr merged, as the harness does.
-func (s *sandbox) run(t *testing.T, script string) (string, int) {
+func (s *testRepo) run(t *testing.T, script string) (string, int) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = s.dir
@@ -80,7 +80,7 @@ func (s *sandbox) run(t *testing.T, script string) (string, int) {
 	return string(out), 0
 }
 
-func (s *sandbox) mustRun(t *testing.T, script string) string {
+func (s *testRepo) mustRun(t *testing.T, script string) string {
 	t.Helper()
 	out, code := s.run(t, script)
 	if code != 0 {
@@ -91,7 +91,7 @@ func (s *sandbox) mustRun(t *testing.T, script string) string {
 
 // diff returns the patch that turns the committed tree into one with files written, and puts the
 // tree back.
-func (s *sandbox) diff(t *testing.T, files map[string]string) string {
+func (s *testRepo) diff(t *testing.T, files map[string]string) string {
 	t.Helper()
 	s.write(t, files)
 	patch := s.mustRun(t, "git add -A && git diff --cached")
@@ -99,7 +99,7 @@ func (s *sandbox) diff(t *testing.T, files map[string]string) string {
 	return patch
 }
 
-func (s *sandbox) writePatch(t *testing.T, patch string) string {
+func (s *testRepo) writePatch(t *testing.T, patch string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "model.patch")
 	if err := os.WriteFile(path, []byte(patch), 0o644); err != nil {
@@ -219,7 +219,7 @@ func TestPatchApplyScriptMissingPatch(t *testing.T) {
 }
 
 // unifiedDiff makes a plain diff -u patch (no git index line, so git cannot merge it three-way).
-func unifiedDiff(t *testing.T, s *sandbox, name, from, to string) string {
+func unifiedDiff(t *testing.T, s *testRepo, name, from, to string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for side, content := range map[string]string{"a": from, "b": to} {
