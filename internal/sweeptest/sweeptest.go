@@ -69,17 +69,12 @@ func Output(dir, name string, args ...string) (string, error) {
 }
 
 // GitRepo creates a git repository in a new temp dir with files committed and tagged tag. The
-// directory and its parent are open to everyone, as a task image's work tree is, so that a
-// grader can run the tests in it as the unprivileged test identity.
+// directory is Reachable, as a task image's work tree is, so that a grader can run the tests
+// in it as the unprivileged test identity.
 func GitRepo(t testing.TB, files map[string]string, tag string) string {
 	t.Helper()
 	Git(t)
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := Reachable(t, t.TempDir())
 	WriteFiles(t, dir, files)
 	Run(t, dir, "git", "init", "-q", "-b", "main")
 	Run(t, dir, "git", "add", "-A")

@@ -23,17 +23,6 @@ func requireRoot(t *testing.T) {
 	}
 }
 
-// reachableByTests opens dir and its ancestors under the temporary directory to everyone, as
-// a task image's are: t.TempDir makes them root's alone.
-func reachableByTests(t *testing.T, dir string) {
-	t.Helper()
-	for d := dir; d != os.TempDir() && d != filepath.Dir(d); d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // The fixture is a small Python repository with two injected bugs: add subtracts and mul
 // adds. Its visible suite passes at the base; each bug's hidden tests fail there.
 var baseFiles = map[string]string{
