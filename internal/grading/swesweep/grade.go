@@ -438,13 +438,18 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	rep.Present, rep.Bytes, rep.SHA256 = true, len(data), hex.EncodeToString(sum[:])
 	rep.PatchStats = ParsePatch(data)
 	rep.FilesChanged = len(rep.Files)
+	// git reads the very bytes parsed here, from the grader's own copy.
+	patch := filepath.Join(g.scratch, "model.patch")
+	if err := os.WriteFile(patch, data, 0o600); err != nil {
+		return false, err
+	}
 	// git refuses such paths itself; the patch is refused before git reads it, with its reason.
 	for _, p := range rep.Paths() {
 		if insideGitDir(p) {
 			return false, g.refuse(rep, fmt.Sprintf("%q is inside .git", p))
 		}
 	}
-	gitPaths, err := g.repo.PatchPaths(g.o.PatchPath)
+	gitPaths, err := g.repo.PatchPaths(patch)
 	if err != nil {
 		return false, g.notApplied(rep, err.Error())
 	}
@@ -452,7 +457,7 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	if why := readDifferently(gitPaths, rep.Paths()); why != "" {
 		return false, g.refuse(rep, why)
 	}
-	if msg, err := g.repo.Apply(g.o.PatchPath, true); err != nil {
+	if msg, err := g.repo.Apply(patch, true); err != nil {
 		return false, g.notApplied(rep, msg)
 	}
 	changed, _, err := g.guard.changed() // the patch alone, applied by git: nothing unreadable
