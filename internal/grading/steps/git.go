@@ -51,7 +51,7 @@ func (r Repo) GitZ(args ...string) ([]string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, &GitError{Args: args, Err: err, Message: strings.TrimSpace(stderr.String())}
 	}
 	fields := strings.Split(string(out), "\x00")
 	if n := len(fields); n > 0 && fields[n-1] == "" {
@@ -59,6 +59,19 @@ func (r Repo) GitZ(args ...string) ([]string, error) {
 	}
 	return fields, nil
 }
+
+// GitError is a git command that failed, with git's own message.
+type GitError struct {
+	Args    []string
+	Err     error
+	Message string
+}
+
+func (e *GitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.Args, " "), e.Err, e.Message)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
 
 // Reset puts the work tree back at the base: tracked files reset, untracked files removed
 // (ignored ones, such as build products of the image, are kept).
@@ -105,6 +118,10 @@ func (r Repo) PatchPaths(patch string) ([]string, error) {
 		return nil, err
 	}
 	if _, err := scratchIndex.GitZ("apply", "--cached", "--binary", "--whitespace=nowarn", abs); err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) {
+			return nil, fmt.Errorf("git apply: %s", ge.Message) // the patch's own path means nothing to the reader
+		}
 		return nil, err
 	}
 	return scratchIndex.GitZ("diff-index", "--cached", "-z", "--name-only", "--no-renames", r.Base)
