@@ -28,8 +28,9 @@ type Identity struct {
 // of a task image belongs to it.
 var Test = Identity{UID: 65533, GID: 65533}
 
-// HomeDir is the test identity's home: some tools need a writable $HOME.
-const HomeDir = "/tmp/sweep-test-home"
+// Home is the identity's home, which Prepare creates: some tools need a writable $HOME. Each
+// identity has its own, so that two graders with different identities never share one.
+func (id Identity) Home() string { return fmt.Sprintf("/tmp/sweep-test-home-%d", id.UID) }
 
 // Credential runs a process as id with its supplementary groups cleared (in particular the
 // Pod's fsGroup, through which the grader's directories are reachable).
@@ -45,7 +46,7 @@ func (id Identity) Env(env []string) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "HOME="+HomeDir, "XDG_CACHE_HOME="+HomeDir+"/.cache")
+	return append(out, "HOME="+id.Home(), "XDG_CACHE_HOME="+id.Home()+"/.cache")
 }
 
 // ErrNotRoot is returned by Check when this process cannot switch to the test identity.
@@ -64,10 +65,10 @@ func Check() error {
 // config or refs that the code under test wrote. It also creates id's home. Symlinks are
 // changed themselves, never followed.
 func Prepare(workdir string, id Identity) error {
-	if err := os.MkdirAll(HomeDir, 0o700); err != nil {
+	if err := os.MkdirAll(id.Home(), 0o700); err != nil {
 		return err
 	}
-	if err := os.Lchown(HomeDir, int(id.UID), int(id.GID)); err != nil {
+	if err := os.Lchown(id.Home(), int(id.UID), int(id.GID)); err != nil {
 		return err
 	}
 	gitDir := filepath.Join(workdir, ".git")

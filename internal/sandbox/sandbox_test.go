@@ -40,7 +40,7 @@ func TestCredentialDropsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if diff := cmp.Diff("65540\n65540\n"+HomeDir, out); diff != "" {
+	if diff := cmp.Diff("65540\n65540\n"+testIdentity.Home(), out); diff != "" {
 		t.Errorf("identity (-want +got):\n%s", diff)
 	}
 }
