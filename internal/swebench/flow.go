@@ -77,18 +77,26 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	if base == "" {
 		base = "HEAD" // an opaque instance may leave it out: its image is checked out at it
 	}
-	f := &flow{in: in, r: r, ev: ev, scratch: scratch, start: time.Now(),
-		repo: graderRepo{steps.Repo{Dir: r.Workdir, Base: base}}}
+	repo := steps.Repo{Dir: r.Workdir, Base: base}
+	// The test user owns the tree's top and could put a repository of its own at .git.
+	gitDir, err := repo.PinGitDir()
+	if err != nil {
+		return graded{}, err
+	}
+	defer func() { _ = gitDir.Close() }() // a directory opened to read
+	f := &flow{in: in, r: r, ev: ev, scratch: scratch, start: time.Now(), repo: graderRepo{repo}, gitDir: gitDir}
 	f.pre = newBoundedCapture(r.Log, stepOutputBytes, stepOutputBytes)
 	return f.run(ctx, patch)
 }
 
 // flow is one instance's grading in progress.
 type flow struct {
-	in      GraderInput
-	r       GraderRun
-	ev      *GraderEval
-	repo    graderRepo
+	in   GraderInput
+	r    GraderRun
+	ev   *GraderEval
+	repo graderRepo
+	// gitDir is the repository's .git, pinned before any code under test ran.
+	gitDir  *steps.PinnedGitDir
 	scratch string
 	start   time.Time
 	// pre is the output before the tests (patch application, the grader's git, the install):
@@ -494,8 +502,18 @@ func (f *flow) grader(ctx context.Context, name, script string, out io.Writer, t
 func (f *flow) asTestUser(ctx context.Context, name, script string, out io.Writer, timeout time.Duration, env []string, extra []*os.File) proctree.Result {
 	fmt.Fprintf(f.r.Log, "[grader] %s as uid %d\n", name, f.r.TestUser.UID)
 	id := f.r.TestUser
-	return steps.RunUnderTimeout(ctx, steps.Command{Path: "bash", Args: []string{"-c", script, name}, Dir: f.r.Workdir, Env: env,
+	res := steps.RunUnderTimeout(ctx, steps.Command{Path: "bash", Args: []string{"-c", script, name}, Dir: f.r.Workdir, Env: env,
 		Output: out, Timeout: timeout, As: &id, ExtraFiles: extra})
+	// Before the grader's git reads the repository again. A .git that cannot be put back
+	// stops the grader, as a step that could not run does.
+	replaced, err := f.gitDir.Check()
+	switch {
+	case err != nil && res.StartErr == nil:
+		res.StartErr = fmt.Errorf("after %s: %w", name, err)
+	case replaced:
+		fmt.Fprintf(f.r.Log, "[grader] %s replaced the repository's .git: the original is back\n", name)
+	}
+	return res
 }
 
 func (f *flow) logGuard(step string) {
