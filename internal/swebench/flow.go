@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,9 @@ func gradeInstance(ctx context.Context, in GraderInput, r GraderRun, ev *GraderE
 	repo := steps.Repo{Dir: r.Workdir, Base: base}
 	// The test user owns the tree's top and could put a repository of its own at .git.
 	gitDir, err := repo.PinGitDir()
+	if errors.Is(err, fs.ErrNotExist) {
+		return graded{}, fmt.Errorf("the workdir %s has no .git: the verifier image must hold the repository at the instance's base commit there", r.Workdir)
+	}
 	if err != nil {
 		return graded{}, err
 	}

@@ -164,6 +164,10 @@ func TestRunGraderFailures(t *testing.T) {
 		rootTestUser bool
 		want         []string // parts of the grader error
 	}{
+		"no repository at the workdir": {
+			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "diff --git a/x b/x\n", workdir: "@plain",
+			want: []string{"has no .git", "the verifier image must hold the repository"},
+		},
 		"no bash": {
 			files: map[string]string{GradingFile: `{"grading_version": "5"}`}, patch: "diff --git a/x b/x\n", noBash: true,
 			want: []string{"run apply_patch.sh", "the verifier image needs bash"},
@@ -231,8 +235,14 @@ func TestRunGraderFailures(t *testing.T) {
 				}
 			}
 			workdir := tc.workdir
+			if workdir == "@plain" {
+				workdir = t.TempDir()
+			}
 			if workdir == "" {
 				workdir = t.TempDir()
+				if err := os.Mkdir(filepath.Join(workdir, ".git"), 0o755); err != nil {
+					t.Fatal(err)
+				}
 			}
 			patch := filepath.Join(t.TempDir(), "model.patch")
 			switch tc.patch {
