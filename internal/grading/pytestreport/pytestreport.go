@@ -149,6 +149,7 @@ type record struct {
 	When     string `json:"when"`
 	Outcome  string `json:"outcome"`
 	XFail    bool   `json:"xfail"`
+	Raised   bool   `json:"raised"`
 	End      bool   `json:"end"`
 	Collect  int    `json:"collected"`
 	ExitCode int    `json:"exitstatus"`
@@ -171,7 +172,7 @@ func (c *Channel) consume() readResult {
 			out.complete = true
 			continue
 		}
-		if s, ok := Status(rec.When, rec.Outcome, rec.XFail); ok {
+		if s, ok := Status(rec.When, rec.Outcome, rec.XFail, rec.Raised); ok {
 			out.res.Keep(rec.NodeID, s)
 		}
 	}
@@ -183,8 +184,13 @@ func (c *Channel) consume() readResult {
 
 // Status is the outcome one pytest report gives its test, as pytest's -rA summary names it: a
 // failing setup or teardown is an error, an expected failure is XFAIL, an unexpected pass is a
-// pass. A passing setup or teardown says nothing (ok false).
-func Status(when, outcome string, xfail bool) (testresults.Status, bool) {
+// pass. A passing setup or teardown says nothing (ok false). raised says the phase itself
+// raised something other than a skip or an xfail: a report that still says "passed" was
+// tampered with, and counts as the failure the phase was.
+func Status(when, outcome string, xfail, raised bool) (testresults.Status, bool) {
+	if raised && outcome == "passed" {
+		outcome = "failed"
+	}
 	switch {
 	case outcome == "failed" && when != "call":
 		return testresults.Error, true

@@ -132,6 +132,21 @@ def test_hidden():
     os.write(1, b"PASSED tests/test_a.py::test_hidden\n")
     os._exit(0)
 `}},
+		// Library code imported by the tests that rewrites pytest's reports to "passed".
+		"library code patching pytest's reports": {wantComplete: true, files: map[string]string{"tests/helper.py": `from _pytest import reports
+
+_make = reports.TestReport.from_item_and_call.__func__
+
+
+def _forged(cls, item, call):
+    report = _make(cls, item, call)
+    report.outcome = "passed"
+    report.longrepr = None
+    return report
+
+
+reports.TestReport.from_item_and_call = classmethod(_forged)
+`, "tests/test_a.py": "import helper\n\n\ndef test_hidden():\n    assert False\n"}},
 		// Code that finds the plugin's pipe (a conftest here; the guard restores those) and
 		// writes a record without the nonce, and tries the descriptor the plugin was given.
 		"forged records without the nonce": {wantComplete: true, files: map[string]string{"tests/conftest.py": `import json, os
@@ -190,26 +205,30 @@ def pytest_runtest_makereport(item, call):
 func TestStatus(t *testing.T) {
 	tests := []struct {
 		when, outcome string
-		xfail         bool
+		xfail, raised bool
 		want          testresults.Status
 		ok            bool
 	}{
-		{"setup", "passed", false, "", false},
-		{"setup", "failed", false, testresults.Error, true},
-		{"setup", "skipped", false, testresults.Skipped, true},
-		{"setup", "skipped", true, testresults.XFail, true},
-		{"call", "passed", false, testresults.Passed, true},
-		{"call", "passed", true, testresults.Passed, true},
-		{"call", "failed", false, testresults.Failed, true},
-		{"call", "skipped", true, testresults.XFail, true},
-		{"teardown", "passed", false, "", false},
-		{"teardown", "failed", false, testresults.Error, true},
-		{"call", "weird", false, "", false},
+		{"setup", "passed", false, false, "", false},
+		{"setup", "failed", false, false, testresults.Error, true},
+		{"setup", "skipped", false, false, testresults.Skipped, true},
+		{"setup", "skipped", true, false, testresults.XFail, true},
+		{"call", "passed", false, false, testresults.Passed, true},
+		{"call", "passed", true, false, testresults.Passed, true},
+		{"call", "failed", false, false, testresults.Failed, true},
+		{"call", "skipped", true, false, testresults.XFail, true},
+		{"teardown", "passed", false, false, "", false},
+		{"teardown", "failed", false, false, testresults.Error, true},
+		{"call", "weird", false, false, "", false},
+		{"call", "passed", false, true, testresults.Failed, true},
+		{"setup", "passed", false, true, testresults.Error, true},
+		{"teardown", "passed", false, true, testresults.Error, true},
+		{"call", "skipped", true, true, testresults.XFail, true},
 	}
 	for _, tc := range tests {
-		got, ok := Status(tc.when, tc.outcome, tc.xfail)
+		got, ok := Status(tc.when, tc.outcome, tc.xfail, tc.raised)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("Status(%s, %s, %v) = %q, %v; want %q, %v", tc.when, tc.outcome, tc.xfail, got, ok, tc.want, tc.ok)
+			t.Errorf("Status(%s, %s, xfail %v, raised %v) = %q, %v; want %q, %v", tc.when, tc.outcome, tc.xfail, tc.raised, got, ok, tc.want, tc.ok)
 		}
 	}
 }
