@@ -6,21 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-)
 
-// pythonWithPytest returns the first python3 that can import pytest.
-func pythonWithPytest() string {
-	for _, c := range []string{"python3", "/usr/bin/python3"} {
-		p, err := exec.LookPath(c)
-		if err != nil {
-			continue
-		}
-		if exec.Command(p, "-c", "import pytest").Run() == nil {
-			return p
-		}
-	}
-	return ""
-}
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+)
 
 // TestSampleTasks runs check.sh, which grades every sample task with sweep-hook (oracle, empty
 // patch, solve.sh, the fixtures and each fix alone) and fails on any unexpected score.
@@ -32,12 +20,10 @@ func TestSampleTasks(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		missing = append(missing, "bash")
 	}
-	if pythonWithPytest() == "" {
-		missing = append(missing, "python3 with pytest (apt-get install -y python3 python3-pytest)")
-	}
 	if len(missing) > 0 {
 		t.Fatalf("the sample tasks cannot be checked; install: %s", strings.Join(missing, ", "))
 	}
+	sweeptest.PythonWithPytest(t) // check.sh finds it the same way
 	cmd := exec.Command("bash", "./check.sh")
 	cmd.Env = os.Environ()
 	out, err := cmd.CombinedOutput()
