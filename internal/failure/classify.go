@@ -5,6 +5,9 @@ package failure
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -97,7 +100,7 @@ type rule func(Stage) (Verdict, bool)
 
 // Classify runs the chain over one observation.
 func Classify(s Stage) Verdict {
-	for _, r := range []rule{imagePull, disrupted, startTimeout, stillRunning, awaitPodStatus, outOfMemory, fromSummary, lostCollector} {
+	for _, r := range []rule{imagePull, outOfStorage, disrupted, startTimeout, stillRunning, awaitPodStatus, outOfMemory, fromSummary, lostCollector} {
 		if v, ok := r(s); ok {
 			return v
 		}
@@ -186,6 +189,35 @@ const PodStatusSettle = 30 * time.Second
 func awaitPodStatus(s Stage) (Verdict, bool) {
 	settled := s.Pod != nil && s.Pod.Terminal
 	return Verdict{}, !settled && s.Now.Sub(s.JobFinishedAt) < PodStatusSettle
+}
+
+// ownStorageLimit are the beginnings of the kubelet's eviction messages for a Pod that wrote
+// past a limit of its own (a container's or the Pod's ephemeral-storage limit, an emptyDir's
+// size limit), as opposed to a node that ran short of disk. Such evictions carry no
+// DisruptionTarget condition.
+var ownStorageLimit = []*regexp.Regexp{
+	regexp.MustCompile(`^Container \S+ exceeded its local ephemeral storage limit `),
+	regexp.MustCompile(`^Pod ephemeral local storage usage exceeds the total limit of containers `),
+	regexp.MustCompile(`^Usage of EmptyDir volume "[^"]*" exceeds the limit `),
+}
+
+// outOfStorage attributes a verifier Pod the kubelet evicted for writing past its own storage
+// limit: the agent's code filled the disk it was given, so the trial is scored 0
+// (VerifierOutOfStorage) instead of being retried as infrastructure, the way an OOM kill
+// within the container's own memory limit is. A measured result stands.
+func outOfStorage(s Stage) (Verdict, bool) {
+	if s.Stage != podcontract.StageVerifier || s.Pod == nil || s.Pod.Reason != "Evicted" || s.Pod.Disruption != "" {
+		return Verdict{}, false
+	}
+	if !slices.ContainsFunc(ownStorageLimit, func(re *regexp.Regexp) bool { return re.MatchString(s.Pod.Message) }) {
+		return Verdict{}, false
+	}
+	if v, ok := fromSummary(s); ok && (v.Class == ClassNone || v.Class == ClassScored) {
+		return Verdict{}, false
+	}
+	return Verdict{Done: true, Class: ClassScored, Reason: reasons.VerifierOutOfStorage, ZeroScore: true,
+		Message: "the verifier wrote past its own storage limit running the agent's code: scored 0 (" + strings.TrimSpace(s.Pod.Message) +
+			"); raise the task's storage_mb if the unpatched tree needs more"}, true
 }
 
 // outOfMemory attributes a verifier whose main container was OOM-killed (the attribution rule

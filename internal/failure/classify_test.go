@@ -139,6 +139,34 @@ func TestClassify(t *testing.T) {
 			s.Summary = &podcontract.Summary{Reason: reasons.CollectorInterrupted}
 		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted,
 			Message: "the verifier container was OOM-killed without a memory limit of its own: the node ran out of memory; set the task's memory_mb so that the verifier's memory is its own"}},
+		"verifier past its own ephemeral-storage limit: scored 0": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Reason: "Evicted", Message: `Container verifier exceeded its local ephemeral storage limit "1Gi". `, Terminal: true, Started: true}
+		}, want: Verdict{Done: true, Class: ClassScored, Reason: reasons.VerifierOutOfStorage, ZeroScore: true,
+			Message: `the verifier wrote past its own storage limit running the agent's code: scored 0 (Container verifier exceeded its local ephemeral storage limit "1Gi".); raise the task's storage_mb if the unpatched tree needs more`}},
+		"verifier past the Pod's total storage limit: scored 0": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Reason: "Evicted", Message: "Pod ephemeral local storage usage exceeds the total limit of containers 2Gi. ", Terminal: true, Started: true}
+		}, want: Verdict{Done: true, Class: ClassScored, Reason: reasons.VerifierOutOfStorage, ZeroScore: true,
+			Message: "the verifier wrote past its own storage limit running the agent's code: scored 0 (Pod ephemeral local storage usage exceeds the total limit of containers 2Gi.); raise the task's storage_mb if the unpatched tree needs more"}},
+		"verifier past an emptyDir's size limit: scored 0": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Reason: "Evicted", Message: `Usage of EmptyDir volume "logs" exceeds the limit "64Mi". `, Terminal: true, Started: true}
+		}, want: Verdict{Done: true, Class: ClassScored, Reason: reasons.VerifierOutOfStorage, ZeroScore: true,
+			Message: `the verifier wrote past its own storage limit running the agent's code: scored 0 (Usage of EmptyDir volume "logs" exceeds the limit "64Mi".); raise the task's storage_mb if the unpatched tree needs more`}},
+		"verifier evicted because the node ran short of disk is the node's": {st: verifier, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Reason: "Evicted", Message: "The node was low on resource: ephemeral-storage. ", Terminal: true, Started: true}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: "The node was low on resource: ephemeral-storage. "}},
+		"agent past its own storage limit stays an eviction": {st: agent, obs: func(s *Stage) {
+			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
+			s.Pod = &Pod{Reason: "Evicted", Message: `Container agent exceeded its local ephemeral storage limit "1Gi". `, Terminal: true, Started: true}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.PodEvicted, Message: `Container agent exceeded its local ephemeral storage limit "1Gi". `}},
+		"storage eviction with a measured result: the grader's result stands": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Pod = &Pod{Reason: "Evicted", Message: `Container verifier exceeded its local ephemeral storage limit "1Gi". `, Terminal: true, Started: true}
+			s.Summary = done("", map[string]float64{reward.KeyReward: 0.5})
+		}, want: Verdict{Done: true}},
 		"OOM kill in a Pod evicted for node pressure is the node's": {st: verifier, obs: func(s *Stage) {
 			s.JobFailed, s.JobFailureReason = true, "PodFailurePolicy"
 			s.Pod = &Pod{Reason: "Evicted", Message: "node low on memory", Terminal: true, OOMKilled: true, MemoryLimited: true}

@@ -51,6 +51,11 @@ const (
 	// own limit while running the agent's code, not evicted by the node: the trial scores 0.
 	// Raise the task's memory_mb if the unpatched tree needs more.
 	VerifierOutOfMemory string = "VerifierOutOfMemory"
+	// VerifierOutOfStorage: the kubelet evicted the verifier Pod because it wrote more than its
+	// own ephemeral-storage limit (or an emptyDir's size limit) while running the agent's code,
+	// not because the node ran short: the trial scores 0. Raise the task's storage_mb if the
+	// unpatched tree needs more.
+	VerifierOutOfStorage string = "VerifierOutOfStorage"
 )
 
 // Reasons the trial controller decides from the stage's Job, Pod and collector.

@@ -15,7 +15,7 @@ var all = map[string]string{
 	ImagePullFailed:      "ImagePullFailed", PodEvicted: "PodEvicted", NodeLost: "NodeLost", Preempted: "Preempted",
 	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", InvalidTask: "InvalidTask",
 	PatchTooLarge: "PatchTooLarge", RewardOutOfBounds: "RewardOutOfBounds",
-	PatchRefused: "PatchRefused", TestsHungOnPatch: "TestsHungOnPatch", VerifierOutOfMemory: "VerifierOutOfMemory",
+	PatchRefused: "PatchRefused", TestsHungOnPatch: "TestsHungOnPatch", VerifierOutOfMemory: "VerifierOutOfMemory", VerifierOutOfStorage: "VerifierOutOfStorage",
 	Completed: "Completed", Graded: "Graded",
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
@@ -27,8 +27,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 28 {
-		t.Errorf("%d reasons pinned, want 28: pin a new reason here", len(all))
+	if len(all) != 29 {
+		t.Errorf("%d reasons pinned, want 29: pin a new reason here", len(all))
 	}
 }
 
