@@ -135,7 +135,7 @@ func Private(paths ...string) error {
 func Reap(id Identity) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		pids, err := processesOf(id.UID)
+		pids, err := id.Processes()
 		if err != nil {
 			return err
 		}
@@ -153,9 +153,10 @@ func Reap(id Identity) error {
 	}
 }
 
-// processesOf lists the processes whose real, effective or saved uid is uid. Zombies are
-// left out: they run nothing, and their parent (or this process, a subreaper) reaps them.
-func processesOf(uid uint32) ([]int, error) {
+// Processes lists the processes of this PID namespace whose real, effective or saved uid is
+// id's. Zombies are left out: they run nothing, and their parent (or a subreaper) reaps them.
+func (id Identity) Processes() ([]int, error) {
+	uid := id.UID
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err

@@ -108,11 +108,11 @@ func TestReapKillsEscapedSessions(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { pids, _ := processesOf(testIdentity.UID); return len(pids) >= 2 })
+	waitFor(t, func() bool { pids, _ := testIdentity.Processes(); return len(pids) >= 2 })
 	if err := Reap(testIdentity); err != nil {
 		t.Fatal(err)
 	}
-	if pids, err := processesOf(testIdentity.UID); err != nil || len(pids) != 0 {
+	if pids, err := testIdentity.Processes(); err != nil || len(pids) != 0 {
 		t.Errorf("after Reap: processes %v, err %v", pids, err)
 	}
 }
