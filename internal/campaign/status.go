@@ -9,10 +9,13 @@ import (
 )
 
 // ScoringTrial turns a finished trial's status into scoring's input. Only a Succeeded trial
-// is a measurement.
+// whose result is within bounds for its declared bugs is a measurement: one out of bounds
+// (written before the controller checked, or by hand) is a verifier error here, as the
+// controller makes it, never a score. `sweep export` writes what this returns, so that the
+// cluster and its export score the same.
 func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
-	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded, DeclaredBugs: int(t.Spec.BugsTotal)}
-	if !st.Measured {
+	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded}
+	if len(t.Status.Rewards) == 0 {
 		return st
 	}
 	st.Rewards = make(map[string]float64, len(t.Status.Rewards))
@@ -20,6 +23,9 @@ func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			st.Rewards[k] = f
 		}
+	}
+	if st.Measured && st.Rewards.CheckBounds(int(t.Spec.BugsTotal)) != nil {
+		st.Measured = false
 	}
 	return st
 }
@@ -59,7 +65,7 @@ func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring
 	}
 	rep := scoring.Score(in)
 	status.GradedTrials = int32(rep.GradedTrials)
-	status.EvaluationFailures = int32(rep.EvaluationFailures)
+	status.EvaluationFailures = int32(rep.UnmeasuredTrials)
 	status.BugsTotal = int32(rep.GradedBugs)
 	status.BugsResolved = strconv.FormatFloat(rep.ResolvedBugs, 'f', 2, 64)
 	status.Score = scoring.Format(rep.Score)

@@ -44,5 +44,5 @@ func TestInfoErrors(t *testing.T) {
 	sweeptest.ErrorContains(t, err, "flag -o/--output", `"xml"`, "table, json or yaml")
 	empty := t.TempDir()
 	_, err = execute(&Options{Format: clioptions.OutputTable}, empty)
-	sweeptest.ErrorContains(t, err, empty+": no trial folders", "sweep export")
+	sweeptest.ErrorContains(t, err, "no SWE-sweep reward.json found under "+empty, "sweep export")
 }
