@@ -142,6 +142,11 @@ func WriteText(w io.Writer, rep scoring.Report, perTask bool) error {
 		{"mean task reward", scoring.Format(rep.MeanReward)},
 		{"evaluation failures", evaluationFailures(rep.EvaluationFailures)},
 	}
+	if rep.UnmeasuredTrials > 0 {
+		// The cluster's trials that ended without a measurement (docs/design.md §10), which
+		// SWE-sweep's report does not count.
+		rows = append(rows, [2]string{"trials not measured", strconv.Itoa(rep.UnmeasuredTrials)})
+	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
 	}
