@@ -192,4 +192,28 @@ func TestWriteThenRead(t *testing.T) {
 	if err := Write(dir, Job{Trials: []Trial{{Name: "x", Task: "x", Artifacts: map[string][]byte{"../evil": nil}}}}); err == nil {
 		t.Error("an artifact name with a path: no error")
 	}
+	err = Write(t.TempDir(), Job{Trials: []Trial{{Name: "x", Task: "x", Artifacts: map[string][]byte{"reward.json": []byte(`{}`)}}}})
+	if err == nil || !strings.Contains(err.Error(), "would be read as a result of the trial by SWE-sweep's scoring") {
+		t.Errorf("an artifact named reward.json: error = %v", err)
+	}
+}
+
+// A root given as a link is followed; a linked folder below it is not, as SWE-sweep's search.
+func TestReadTrialsLinks(t *testing.T) {
+	dir := t.TempDir()
+	result := `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`
+	sweeptest.WriteFiles(t, dir, map[string]string{"job/a/verifier/reward.json": result, "other/b/verifier/reward.json": result})
+	if err := os.Symlink(filepath.Join(dir, "job"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "other"), filepath.Join(dir, "job", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadTrials([]string{filepath.Join(dir, "link")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]scoring.Trial{{Task: "a", Measured: true, Rewards: sweepResult(1, 1, 1, 1)}}, got); diff != "" {
+		t.Errorf("ReadTrials (-want +got):\n%s", diff)
+	}
 }

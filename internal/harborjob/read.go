@@ -53,7 +53,13 @@ func ReadTrials(roots []string) (trials []scoring.Trial, warnings []string, err 
 		if _, err := os.Stat(root); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
 		}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		walkRoot := root
+		if st, err := os.Lstat(root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			// A root given as a link is followed, as SWE-sweep's search follows it; links
+			// below it are not.
+			walkRoot = root + string(filepath.Separator)
+		}
+		err := filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				// An unreadable folder is passed over, as SWE-sweep's search passes it over.
 				warnings = append(warnings, fmt.Sprintf("skipped %s: %v", p, err))
