@@ -142,7 +142,7 @@ func TestDifferentialAgainstSWESweep(t *testing.T) {
 	if len(goldens) != len(trees) {
 		t.Fatalf("%d goldens for %d trees: regenerate with -update-differential", len(goldens), len(trees))
 	}
-	var compared, refused, deviations int
+	var compared, refused, deviations, firstTrial, outOfBounds int
 	for i, tree := range trees {
 		want := goldens[i]
 		if want.Tree != tree.Name {
@@ -162,6 +162,8 @@ func TestDifferentialAgainstSWESweep(t *testing.T) {
 			continue
 		}
 		compared++
+		firstTrial += strings.Count(errOut, "disagree on n_subtasks")
+		outOfBounds += strings.Count(errOut, "out of bounds")
 		if diff := cmp.Diff(typedJSON(t, want.Report), typedJSON(t, []byte(out))); diff != "" {
 			t.Errorf("%s (seed %d): sweep info --json differs from SWE-sweep's scoring (-swe-sweep +ours):\n%s", tree.Name, seed, diff)
 		}
@@ -173,7 +175,8 @@ func TestDifferentialAgainstSWESweep(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("seed %d: %d trees compared key by key, %d refused by both, %d deviating files noted", seed, compared, refused, deviations)
+	t.Logf("seed %d: %d trees compared key by key, %d refused by both, %d deviating files noted; %d tasks with a first trial's n_subtasks unlike the others, %d results out of bounds",
+		seed, compared, refused, deviations, firstTrial, outOfBounds)
 	if compared < treesPerRun/2 {
 		t.Errorf("only %d of %d trees compared: the generator makes too few scorable trees", compared, treesPerRun)
 	}
