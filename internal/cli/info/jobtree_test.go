@@ -89,6 +89,14 @@ func (g *treeGen) generate() {
 			g.add(joinPath(job, reward.FileJSON), g.measured(3))
 		}
 	}
+	if g.chance(0.04) {
+		// Every result a grader failure: no task is graded, resolved_bugs is the integer 0.
+		g.tree.Files, g.tree.Deviations = map[string]string{}, nil
+		for i := range 1 + g.rng.IntN(3) {
+			g.add(fmt.Sprintf("job-0/%s__%d/verifier/%s", g.pick(taskPool...), i, reward.FileJSON), g.graderFailed(5))
+		}
+		g.add("job-0/bare__1/verifier/"+reward.FileJSON, fmt.Sprintf(`{%q: 0, %q: 1}`, reward.KeyReward, reward.KeyGraderFailed))
+	}
 	if g.chance(0.03) {
 		// No result at all: both tools refuse the tree.
 		g.tree.Files = map[string]string{"job-0/t__1/" + "verifier/" + reward.FileText: "1\n"}
