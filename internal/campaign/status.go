@@ -2,9 +2,12 @@ package campaign
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -28,6 +31,16 @@ func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
 		st.Measured = false
 	}
 	return st
+}
+
+// SortAsExported orders trials as `sweep export` lays them out and SWE-sweep's scoring then
+// reads them (by harborjob.FolderName), so that a task's first trial, whose n_subtasks scoring
+// takes, is the same in the cluster and in its export.
+func SortAsExported(trials []evalv1.TaskTrial) {
+	folder := func(t *evalv1.TaskTrial) string {
+		return harborjob.FolderName(harborjob.Trial{Name: t.Name, Task: t.Spec.Task})
+	}
+	slices.SortStableFunc(trials, func(a, b evalv1.TaskTrial) int { return strings.Compare(folder(&a), folder(&b)) })
 }
 
 // Counts tallies trials by phase.
@@ -57,6 +70,8 @@ func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed 
 
 // Aggregate fills the score fields of a SweepRun status from its finished trials.
 func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
+	trials = slices.Clone(trials)
+	SortAsExported(trials)
 	var in []scoring.Trial
 	for i := range trials {
 		if trials[i].Status.Phase.Finished() {

@@ -88,6 +88,7 @@ func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 		if err != nil {
 			return nil, err
 		}
+		campaign.SortAsExported(items)
 		unfinished := 0
 		for i := range items {
 			if !items[i].Status.Phase.Finished() {
