@@ -2,17 +2,23 @@ package campaign
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
 // ScoringTrial turns a finished trial's status into scoring's input. Only a Succeeded trial
-// is a measurement.
+// whose result is within bounds for its declared bugs is a measurement: one out of bounds
+// (written before the controller checked, or by hand) is a verifier error here, as the
+// controller makes it, never a score. `sweep export` writes what this returns, so that the
+// cluster and its export score the same.
 func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
-	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded, DeclaredBugs: int(t.Spec.BugsTotal)}
-	if !st.Measured {
+	st := scoring.Trial{Task: t.Spec.Task, Measured: t.Status.Phase == evalv1.TrialSucceeded}
+	if len(t.Status.Rewards) == 0 {
 		return st
 	}
 	st.Rewards = make(map[string]float64, len(t.Status.Rewards))
@@ -21,7 +27,20 @@ func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
 			st.Rewards[k] = f
 		}
 	}
+	if st.Measured && st.Rewards.CheckBounds(int(t.Spec.BugsTotal)) != nil {
+		st.Measured = false
+	}
 	return st
+}
+
+// SortAsExported orders trials as `sweep export` lays them out and SWE-sweep's scoring then
+// reads them (by harborjob.FolderName), so that a task's first trial, whose n_subtasks scoring
+// takes, is the same in the cluster and in its export.
+func SortAsExported(trials []evalv1.TaskTrial) {
+	folder := func(t *evalv1.TaskTrial) string {
+		return harborjob.FolderName(harborjob.Trial{Name: t.Name, Task: t.Spec.Task})
+	}
+	slices.SortStableFunc(trials, func(a, b evalv1.TaskTrial) int { return strings.Compare(folder(&a), folder(&b)) })
 }
 
 // Counts tallies trials by phase.
@@ -51,6 +70,8 @@ func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed 
 
 // Aggregate fills the score fields of a SweepRun status from its finished trials.
 func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
+	trials = slices.Clone(trials)
+	SortAsExported(trials)
 	var in []scoring.Trial
 	for i := range trials {
 		if trials[i].Status.Phase.Finished() {
@@ -59,7 +80,7 @@ func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring
 	}
 	rep := scoring.Score(in)
 	status.GradedTrials = int32(rep.GradedTrials)
-	status.EvaluationFailures = int32(rep.EvaluationFailures)
+	status.EvaluationFailures = int32(rep.UnmeasuredTrials)
 	status.BugsTotal = int32(rep.GradedBugs)
 	status.BugsResolved = strconv.FormatFloat(rep.ResolvedBugs, 'f', 2, 64)
 	status.Score = scoring.Format(rep.Score)

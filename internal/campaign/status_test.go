@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,5 +79,24 @@ func TestAggregateChecksTheDeclaredCount(t *testing.T) {
 		Score: "0.5000", ScoreIgnoringRegressions: "0.5000", MeanReward: "0.5000"}
 	if diff := cmp.Diff(want, st); diff != "" {
 		t.Errorf("Aggregate (-want +got):\n%s", diff)
+	}
+}
+
+// TestAggregateTakesTheFirstExportedTrial: with an undeclared bug count a task's trials may
+// disagree on n_subtasks; the campaign takes the count of its first trial in the order of its
+// export, as SWE-sweep's scoring of that export does.
+func TestAggregateTakesTheFirstExportedTrial(t *testing.T) {
+	a := trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0", "n_subtasks": "0", "n_resolved": "0", "visible_ok": "0"})
+	b := trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "1", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "1"})
+	a.Name, b.Name = "run-a-1", "run-a-2"
+	trials := []evalv1.TaskTrial{a, b}
+	SortAsExported(trials)
+	first := trials[0].Status.Rewards["n_subtasks"]
+	for _, order := range [][]evalv1.TaskTrial{{a, b}, {b, a}} {
+		var st evalv1.SweepRunStatus
+		Aggregate(&st, order)
+		if want := first; strconv.Itoa(int(st.BugsTotal)) != want {
+			t.Errorf("bugs total %d, want the first exported trial's %s", st.BugsTotal, want)
+		}
 	}
 }

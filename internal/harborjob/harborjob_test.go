@@ -13,6 +13,10 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
+func sweepResult(subtasks, resolved, visibleOK, r float64) map[string]float64 {
+	return map[string]float64{"n_subtasks": subtasks, "n_resolved": resolved, "visible_ok": visibleOK, "reward": r}
+}
+
 func TestReadTrials(t *testing.T) {
 	cases := map[string]struct {
 		files map[string]string
@@ -20,51 +24,98 @@ func TestReadTrials(t *testing.T) {
 		// wantWarnings are relative to the test's directory.
 		wantWarnings []string
 	}{
-		"task from config.json task.path": {
+		"task from config.json task.path, else task.name, else the trial folder": {
 			files: map[string]string{
-				"job/a__1/config.json":          `{"task": {"path": "/data/tasks/task-a/"}}`,
-				"job/a__1/verifier/reward.json": `{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1}`,
+				"job/a__1/config.json":          `{"task": {"path": "/data/tasks/task-a/", "name": "not-this"}}`,
+				"job/a__1/verifier/reward.json": `{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1, "visible_ok": 1, "note": "text is fine here"}`,
+				"job/b__1/config.json":          `{"task": {"path": "", "name": "org/task-b"}}`,
+				"job/b__1/verifier/reward.json": `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`,
+				"job/c__1/config.json":          `{"task": null}`,
+				"job/c__1/verifier/reward.json": `{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1}`,
+				"job/d__1/verifier/reward.json": `{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1}`,
 			},
-			want: []scoring.Trial{{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1}}},
+			want: []scoring.Trial{
+				{Task: "task-a", Measured: true, Rewards: sweepResult(2, 1, 1, 0.5)},
+				{Task: "task-b", Measured: true, Rewards: sweepResult(1, 1, 1, 1)},
+				{Task: "c__1", Measured: true, Rewards: sweepResult(1, 0, 1, 0)},
+				{Task: "d__1", Measured: true, Rewards: sweepResult(1, 0, 1, 0)},
+			},
 		},
-		"task from result.json task_name, reward.txt": {
+		// The trial folder is the file's grandparent at any depth, as SWE-sweep takes it.
+		"reward.json at any depth, in path order": {
 			files: map[string]string{
-				"job/b__1/result.json":         `{"task_name": "task-b", "trial_name": "b__1"}`,
-				"job/b__1/verifier/reward.txt": "1\n",
+				"job/x/reward.json":                `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`,
+				"job/a/b/c/verifier/reward.json":   `{"reward": 0, "n_subtasks": 3, "n_resolved": 0, "visible_ok": 0}`,
+				"job/a-b/verifier/reward.json":     `{"reward": 0, "n_subtasks": 4, "n_resolved": 0, "visible_ok": 1}`,
+				"job/a/b/c/config.json":            `{"task": {"path": "deep"}}`,
+				"job/result.json":                  `{"stats": {}}`,
+				"job/t/result.json":                `{"task_name": "t", "trial_name": "t"}`,
+				"job/r/verifier/reward.txt":        "1\n",
+				"job/g/verifier/reward.json":       `{"reward": 0, "grader_failed": 1}`,
+				"job/h/verifier/reward.json/x.txt": "a folder named reward.json",
 			},
-			want: []scoring.Trial{{Task: "task-b", Measured: true, Rewards: map[string]float64{"reward": 1}}},
+			want: []scoring.Trial{
+				{Task: "deep", Measured: true, Rewards: sweepResult(3, 0, 0, 0)},
+				{Task: "a-b", Measured: true, Rewards: sweepResult(4, 0, 1, 0)},
+				{Task: "job", Measured: true, Rewards: sweepResult(1, 1, 1, 1)},
+			},
+			wantWarnings: []string{
+				`skipped job/g/verifier/reward.json: no "n_subtasks" key (SWE-sweep scores only results with n_subtasks, n_resolved, visible_ok and reward)`,
+				"skipped job/h/verifier/reward.json: cannot read it: is a directory",
+			},
 		},
-		"a trial without a reward is unmeasured; the job's own files are not a trial": {
+		// A grader failure counts by grader_failed alone; its other values are never used.
+		"grader failures with all four keys are kept": {
 			files: map[string]string{
-				"job/config.json":        `{"job_name": "job"}`,
-				"job/result.json":        `{"stats": {}}`,
-				"job/c__1/result.json":   `{"task_name": "task-c", "trial_name": "c__1", "exception_info": {"exception_type": "AgentTimeoutError"}}`,
-				"job/c__2/config.json":   `{"task": {"path": "task-c"}}`,
-				"job/c__2/result.json":   `{"trial_name": "c__2"}`,
-				"job/c__2/verifier/x":    "",
-				"job/c__3/agent/log.txt": "no result: not a trial",
+				"job/a/verifier/reward.json": `{"reward": "n/a", "n_subtasks": null, "n_resolved": 0, "visible_ok": 0, "grader_failed": 1}`,
 			},
-			want: []scoring.Trial{{Task: "task-c"}, {Task: "task-c"}},
+			want: []scoring.Trial{{Task: "a", Measured: true, Rewards: map[string]float64{"n_subtasks": 0, "n_resolved": 0, "visible_ok": 0, "reward": 0, "grader_failed": 1}}},
 		},
-		// A 2-bug trial claiming 1000 resolved: read as it is (scoring counts it as an
-		// evaluation failure), with a warning naming the file; so is a reward.txt of 25.
+		"malformed files are skipped, each named with the reason": {
+			files: map[string]string{
+				"job/a/verifier/reward.json": `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": true}`,
+				"job/b/verifier/reward.json": `{"reward": NaN, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`,
+				"job/c/verifier/reward.json": `{"reward": 1, "n_subtasks": "1", "n_resolved": 1, "visible_ok": 1}`,
+				"job/d/verifier/reward.json": `{"reward": 1, "n_subtasks": 1e300, "n_resolved": 1, "visible_ok": 1}`,
+				"job/e/verifier/reward.json": `[1, 2]`,
+				"job/f/verifier/reward.json": "{\"reward\": 1, \"n_subtasks\": 1, \"n_resolved\": 1, \"visible_ok\": 1, \"x\": \"\xff\"}",
+				"job/g/verifier/reward.json": `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": "no"}`,
+				"job/h/config.json":          `{"task": {"path": 5}}`,
+				"job/h/verifier/reward.json": `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`,
+				"job/i/config.json":          `[`,
+				"job/i/verifier/reward.json": `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`,
+			},
+			want: []scoring.Trial{
+				{Task: "h", Measured: true, Rewards: sweepResult(1, 1, 1, 1)},
+				{Task: "i", Measured: true, Rewards: sweepResult(1, 1, 1, 1)},
+			},
+			wantWarnings: []string{
+				"skipped job/a/verifier/reward.json: visible_ok is true, not a number",
+				"skipped job/b/verifier/reward.json: not a JSON object (invalid character 'N' looking for beginning of value)",
+				`skipped job/c/verifier/reward.json: n_subtasks is "1", not a number`,
+				"skipped job/d/verifier/reward.json: n_subtasks is 1e300, beyond ±2^53",
+				"skipped job/e/verifier/reward.json: not a JSON object (json: cannot unmarshal array into Go value of type map[string]json.RawMessage)",
+				"skipped job/f/verifier/reward.json: not UTF-8 text",
+				`skipped job/g/verifier/reward.json: grader_failed is "no", not a number`,
+				`job/h/config.json: task.path is 5, not a string; the trial is named by its folder, "h"`,
+				`job/i/config.json: not a JSON object (unexpected end of JSON input); the trial is named by its folder, "i"`,
+			},
+		},
+		// A 2-bug trial claiming 1000 resolved: scored as SWE-sweep scores it, with a warning
+		// naming the file.
 		"results out of bounds are read, with a warning by file": {
 			files: map[string]string{
 				"job/a__1/config.json":          `{"task": {"path": "task-a"}}`,
 				"job/a__1/verifier/reward.json": `{"reward": 1, "n_subtasks": 2, "n_resolved": 1000, "visible_ok": 1}`,
 				"job/a__2/config.json":          `{"task": {"path": "task-a"}}`,
 				"job/a__2/verifier/reward.json": `{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1, "visible_ok": 1}`,
-				"job/b__1/config.json":          `{"task": {"path": "task-b"}}`,
-				"job/b__1/verifier/reward.txt":  "25\n",
 			},
 			want: []scoring.Trial{
-				{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 1, "n_subtasks": 2, "n_resolved": 1000, "visible_ok": 1}},
-				{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 0.5, "n_subtasks": 2, "n_resolved": 1, "visible_ok": 1}},
-				{Task: "task-b", Measured: true, Rewards: map[string]float64{"reward": 25}},
+				{Task: "task-a", Measured: true, Rewards: sweepResult(2, 1000, 1, 1)},
+				{Task: "task-a", Measured: true, Rewards: sweepResult(2, 1, 1, 0.5)},
 			},
 			wantWarnings: []string{
-				"job/a__1/verifier/reward.json: out of bounds: n_resolved is 1000, above n_subtasks (2); counted as an evaluation failure",
-				"job/b__1/verifier/reward.txt: out of bounds: reward is 25, outside [0, 1]; counted as an evaluation failure",
+				"job/a__1/verifier/reward.json: out of bounds: n_resolved is 1000, above n_subtasks (2); scored as SWE-sweep scores it",
 			},
 		},
 	}
@@ -80,62 +131,17 @@ func TestReadTrials(t *testing.T) {
 				t.Errorf("ReadTrials (-want +got):\n%s", diff)
 			}
 			for i := range warnings {
-				warnings[i] = strings.TrimPrefix(warnings[i], dir+string(filepath.Separator))
+				warnings[i] = strings.ReplaceAll(warnings[i], dir, "DIR")
+				warnings[i] = strings.ReplaceAll(warnings[i], "DIR"+string(filepath.Separator), "")
 			}
 			if diff := cmp.Diff(tc.wantWarnings, warnings); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
-			// Scoring keeps SWE-sweep's rules and never counts what is out of bounds.
-			if rep := scoring.Score(got); rep.EvaluationFailures != len(tc.wantWarnings)+countUnmeasured(got) {
-				t.Errorf("evaluation failures = %d, want one per warning and unmeasured trial", rep.EvaluationFailures)
-			}
 		})
 	}
-}
-
-func countUnmeasured(trials []scoring.Trial) int {
-	n := 0
-	for _, t := range trials {
-		if !t.Measured {
-			n++
-		}
-	}
-	return n
 }
 
 func TestReadTrialsErrors(t *testing.T) {
-	cases := map[string]struct {
-		files map[string]string
-		want  string
-	}{
-		"no trials":       {files: map[string]string{"job/readme": ""}, want: "job: no trial folders"},
-		"no task name":    {files: map[string]string{"job/t/verifier/reward.json": `{"reward": 1}`}, want: "t: no task name: set task.path in config.json or task_name in result.json"},
-		"bad reward.json": {files: map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "job/t/verifier/reward.json": `{"reward": "high"}`}, want: `verifier: reward.json key "reward": "high" is not a number: rewrite the file or delete the trial folder`},
-		"bad reward.txt":  {files: map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "job/t/verifier/reward.txt": "n/a"}, want: `verifier: reward.txt holds "n/a", which is not a number; want one number such as 0.5: rewrite the file or delete the trial folder`},
-		"bad config.json": {files: map[string]string{"job/t/config.json": `{`, "job/t/verifier/reward.txt": "1"}, want: "config.json: not valid JSON"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			sweeptest.WriteFiles(t, dir, tc.files)
-			_, _, err := ReadTrials([]string{filepath.Join(dir, "job")})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error = %v, want it to contain %q", err, tc.want)
-			}
-		})
-	}
-	// A symlinked reward file is refused as the verifier stage refuses it (reward.Read).
-	dir := t.TempDir()
-	sweeptest.WriteFiles(t, dir, map[string]string{"job/t/config.json": `{"task":{"path":"x"}}`, "forged.json": `{"reward": 1}`})
-	if err := os.MkdirAll(filepath.Join(dir, "job/t/verifier"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(dir, "forged.json"), filepath.Join(dir, "job/t/verifier/reward.json")); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := ReadTrials([]string{filepath.Join(dir, "job")}); err == nil || !strings.Contains(err.Error(), "reward.json is a symbolic link: refused: not a regular file: rewrite the file or delete the trial folder") {
-		t.Errorf("symlinked reward.json: error = %v", err)
-	}
 	if _, _, err := ReadTrials([]string{filepath.Join(t.TempDir(), "missing")}); err == nil || !strings.Contains(err.Error(), "give a job directory") {
 		t.Errorf("missing directory: error = %v", err)
 	}
@@ -144,8 +150,8 @@ func TestReadTrialsErrors(t *testing.T) {
 func TestWriteThenRead(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	job := Job{Name: "run1", Agent: "patch", Trials: []Trial{
-		{Name: "run1-task-a-1", Task: "task-a", Attempt: 1, Rewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1},
-			RewardJSON: []byte(`{"reward": 1, "n_subtasks": 1, "n_resolved": 1}`), EvalJSON: []byte(`{"schema":"sweep-eval/1"}`),
+		{Name: "run1-task-a-1", Task: "task-a", Attempt: 1, Rewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1},
+			RewardJSON: []byte(`{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`), EvalJSON: []byte(`{"schema":"sweep-eval/1"}`),
 			Artifacts: map[string][]byte{"model.patch": []byte("diff --git a/x b/x\n")},
 			Started:   start, Finished: start.Add(time.Hour), Agent: Phase{Started: start, Finished: start.Add(time.Minute)}},
 		{Name: "run1-task-b-with-a-very-long-name-over-32-1", Task: "task-b-with-a-very-long-name-over-32", Attempt: 1,
@@ -157,7 +163,7 @@ func TestWriteThenRead(t *testing.T) {
 	}
 	folder := filepath.Join(dir, FolderName(job.Trials[0]))
 	for file, want := range map[string]string{
-		"verifier/reward.json":  `{"reward": 1, "n_subtasks": 1, "n_resolved": 1}`,
+		"verifier/reward.json":  `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`,
 		"verifier/eval.json":    `{"schema":"sweep-eval/1"}`,
 		"artifacts/model.patch": "diff --git a/x b/x\n",
 	} {
@@ -173,10 +179,7 @@ func TestWriteThenRead(t *testing.T) {
 	if err != nil || warnings != nil {
 		t.Fatal(err, warnings)
 	}
-	want := []scoring.Trial{
-		{Task: "task-a", Measured: true, Rewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1}},
-		{Task: "task-b-with-a-very-long-name-over-32"},
-	}
+	want := []scoring.Trial{{Task: "task-a", Measured: true, Rewards: sweepResult(1, 1, 1, 1)}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("read back (-want +got):\n%s", diff)
 	}
@@ -188,5 +191,29 @@ func TestWriteThenRead(t *testing.T) {
 	}
 	if err := Write(dir, Job{Trials: []Trial{{Name: "x", Task: "x", Artifacts: map[string][]byte{"../evil": nil}}}}); err == nil {
 		t.Error("an artifact name with a path: no error")
+	}
+	err = Write(t.TempDir(), Job{Trials: []Trial{{Name: "x", Task: "x", Artifacts: map[string][]byte{"reward.json": []byte(`{}`)}}}})
+	if err == nil || !strings.Contains(err.Error(), "would be read as a result of the trial by SWE-sweep's scoring") {
+		t.Errorf("an artifact named reward.json: error = %v", err)
+	}
+}
+
+// A root given as a link is followed; a linked folder below it is not, as SWE-sweep's search.
+func TestReadTrialsLinks(t *testing.T) {
+	dir := t.TempDir()
+	result := `{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`
+	sweeptest.WriteFiles(t, dir, map[string]string{"job/a/verifier/reward.json": result, "other/b/verifier/reward.json": result})
+	if err := os.Symlink(filepath.Join(dir, "job"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "other"), filepath.Join(dir, "job", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadTrials([]string{filepath.Join(dir, "link")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]scoring.Trial{{Task: "a", Measured: true, Rewards: sweepResult(1, 1, 1, 1)}}, got); diff != "" {
+		t.Errorf("ReadTrials (-want +got):\n%s", diff)
 	}
 }

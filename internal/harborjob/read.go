@@ -8,12 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
@@ -28,143 +29,254 @@ const (
 	ArtifactsDir = "artifacts"
 )
 
-// ReadTrials finds the trials under each root, which may be a job folder, a folder of job
-// folders, or a single trial folder. A folder holding verifier/reward.json (or reward.txt) is a
-// measured trial; a folder whose result.json names a trial but that has no reward is an
-// evaluation failure. Trials are returned sorted by folder.
+// maxReadBytes bounds a reward.json or config.json read from a job tree: both are a few hundred
+// bytes, and a larger file (a link to a device, say) is skipped rather than read without end.
+const maxReadBytes = 16 << 20
+
+// maxExact bounds the numbers scoring takes from a job tree: up to 2^53 a float64 holds every
+// integer, so truncation, sums and means come out as SWE-sweep's Python arithmetic does.
+const maxExact = 1 << 53
+
+// ReadTrials reads every reward.json at any depth below the roots, in SWE-sweep's order (each
+// root in turn, its files sorted by path component), as one scoring.Trial each, named as
+// SWE-sweep names it (taskName). A root may be a folder of jobs, a job or a trial folder.
 //
-// A result out of bounds (reward.Result.CheckBounds: a reward above 1, more bugs resolved than
-// graded, ...) is returned as it is, so that scoring applies SWE-sweep's rules and counts it as
-// an evaluation failure, and it adds a warning that names the file and the bound.
+// It keeps what SWE-sweep's scoring keeps: a file that is not a JSON object, or lacks one of
+// the four scoring keys, is left out, and so is a malformed one (not UTF-8, not JSON, NaN or
+// infinities, a boolean, string or null where a number is used, a number above 2^53); each is
+// named in warnings with the reason and never fails the read. A result out of bounds
+// (reward.Result.CheckBounds) is kept as it is, since SWE-sweep scores it, with a warning
+// that names the file and the bound. Files other than reward.json (reward.txt, result.json)
+// are not results here, as they are not for SWE-sweep.
 func ReadTrials(roots []string) (trials []scoring.Trial, warnings []string, err error) {
-	var dirs []string
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
 		}
-		before := len(dirs)
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		walkRoot := root
+		if st, err := os.Lstat(root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			// A root given as a link is followed, as SWE-sweep's search follows it; links
+			// below it are not.
+			walkRoot = root + string(filepath.Separator)
+		}
+		err := filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
-			}
-			if !d.IsDir() {
+				// An unreadable folder is passed over, as SWE-sweep's search passes it over.
+				warnings = append(warnings, fmt.Sprintf("skipped %s: %v", p, err))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
 				return nil
 			}
-			isTrial, err := isTrialDir(p)
-			if err != nil {
-				return err
+			if d.Name() != reward.FileJSON {
+				return nil
 			}
-			if isTrial {
-				dirs = append(dirs, p)
-				return fs.SkipDir
+			t, notes := readRewardFile(root, p)
+			warnings = append(warnings, notes...)
+			if t != nil {
+				trials = append(trials, *t)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(dirs) == before {
-			return nil, nil, fmt.Errorf("%s: no trial folders (a folder with %s or a %s naming a trial): give a Harbor job directory or the output of `sweep export`",
-				root, path.Join(VerifierDir, reward.FileJSON), ResultFile)
-		}
-	}
-	sort.Strings(dirs)
-	trials = make([]scoring.Trial, 0, len(dirs))
-	for _, d := range dirs {
-		t, warning, err := readTrial(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		trials = append(trials, t)
-		if warning != "" {
-			warnings = append(warnings, warning)
-		}
 	}
 	return trials, warnings, nil
 }
 
-// resultFile is the part of Harbor's trial result.json this package reads.
-type resultFile struct {
-	TaskName  string `json:"task_name"`
-	TrialName string `json:"trial_name"`
-}
-
-type configFile struct {
-	Task struct {
-		Path string `json:"path"`
-	} `json:"task"`
-}
-
-func isTrialDir(dir string) (bool, error) {
-	if _, _, ok, err := readResult(dir); ok || err != nil {
-		return ok, err
+// readRewardFile reads one reward.json; t is nil when scoring skips the file, and notes say
+// why, or what is odd in a file kept.
+func readRewardFile(root, file string) (t *scoring.Trial, notes []string) {
+	obj, why := readObject(file)
+	if why != "" {
+		return nil, []string{fmt.Sprintf("skipped %s: %s", file, why)}
 	}
-	var res resultFile
-	ok, err := readJSON(filepath.Join(dir, ResultFile), &res)
-	return ok && res.TrialName != "", err
+	for _, k := range scoring.ScoringKeys() {
+		if _, ok := obj[k]; !ok {
+			return nil, []string{fmt.Sprintf("skipped %s: no %q key (SWE-sweep scores only results with %s, %s, %s and %s)",
+				file, k, reward.KeySubtasks, reward.KeyResolved, reward.KeyVisibleOK, reward.KeyReward)}
+		}
+	}
+	// A grader failure counts by grader_failed alone: its other values are never used.
+	used := scoring.ScoringKeys()
+	r := reward.Result{}
+	if raw, ok := obj[reward.KeyGraderFailed]; ok {
+		v, err := exactNumber(raw)
+		if err != nil {
+			return nil, []string{fmt.Sprintf("skipped %s: %s is %s, %v", file, reward.KeyGraderFailed, raw, err)}
+		}
+		r[reward.KeyGraderFailed] = v
+		if v >= 1 {
+			for _, k := range used {
+				r[k] = 0
+			}
+			used = nil
+		}
+	}
+	for _, k := range used {
+		v, err := exactNumber(obj[k])
+		if err != nil {
+			return nil, []string{fmt.Sprintf("skipped %s: %s is %s, %v", file, k, obj[k], err)}
+		}
+		r[k] = v
+	}
+	name, notes := taskName(root, file)
+	if used != nil {
+		if err := r.CheckBounds(0); err != nil {
+			notes = append(notes, fmt.Sprintf("%s: out of bounds: %v; scored as SWE-sweep scores it", file, err))
+		}
+	}
+	return &scoring.Trial{Task: name, Measured: true, Rewards: r}, notes
 }
 
-// readResult reads the result the verifier left in the trial folder, as Harbor: reward.json
-// first, else reward.txt, and says which file it read. ok is false when it left neither.
-func readResult(dir string) (result reward.Result, file string, ok bool, err error) {
-	verifier := filepath.Join(dir, VerifierDir)
-	result, file, err = reward.Read(verifier)
+// readObject reads a JSON object; why says what is wrong when it cannot.
+func readObject(file string) (obj map[string]json.RawMessage, why string) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read it: %v", err)
+	}
+	defer func() { _ = f.Close() }()
+	b, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err
+	}
 	switch {
-	case errors.Is(err, reward.ErrNoResult):
-		return nil, "", false, nil
 	case err != nil:
-		return nil, "", false, fmt.Errorf("%s: %w: rewrite the file or delete the trial folder", verifier, err)
+		return nil, fmt.Sprintf("cannot read it: %v", err)
+	case len(b) > maxReadBytes:
+		return nil, fmt.Sprintf("larger than %d bytes", maxReadBytes)
+	case !utf8.Valid(b):
+		return nil, "not UTF-8 text"
 	}
-	return result, file, true, nil
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, fmt.Sprintf("not a JSON object (%v)", err)
+	}
+	if obj == nil {
+		return nil, "not a JSON object (null)"
+	}
+	return obj, ""
 }
 
-func readJSON(file string, v any) (bool, error) {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// exactNumber is a JSON number up to maxExact in magnitude: no boolean, string, null, NaN or
+// infinity, which SWE-sweep's Python would coerce, or stop on.
+func exactNumber(raw json.RawMessage) (float64, error) {
+	s := string(raw)
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return 0, errors.New("not a number")
 	}
-	if err != nil {
-		return false, err
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v > maxExact || v < -maxExact {
+		return 0, fmt.Errorf("beyond ±2^53")
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("%s: not valid JSON (%v): fix or remove the file", file, err)
-	}
-	return true, nil
+	return v, nil
 }
 
-// readTrial reads one trial folder; warning is set when its result is out of bounds. A job
-// directory does not say how many bugs a task declares, so n_subtasks is bounded only by its
-// own meaning.
-func readTrial(dir string) (t scoring.Trial, warning string, err error) {
-	task, err := taskName(dir)
+// taskName names the task of a reward file as SWE-sweep does: the trial folder is the file's
+// grandparent whatever its depth, and the name is the last path element of its config.json's
+// task.path, else task.name, else of the trial folder itself. Paths are taken element by
+// element as Python's pathlib takes them (empty and "." elements dropped, ".." kept), so a
+// folder given as "job/" or "./job" names trials the same way. A config.json that cannot
+// name the task (unreadable, not JSON, a task or path that is not what it should be) is
+// passed over with a note; SWE-sweep falls back the same way, or stops.
+func taskName(root, file string) (name string, notes []string) {
+	rel, err := filepath.Rel(root, file)
 	if err != nil {
-		return scoring.Trial{}, "", err
+		rel = filepath.Base(file)
 	}
-	result, file, ok, err := readResult(dir)
-	if err != nil {
-		return scoring.Trial{}, "", err
+	abs, parts := pathElements(root)
+	parts = append(parts, elements(rel)...)
+	trial := parts[:max(len(parts)-2, 0)]
+	if len(trial) > 0 {
+		name = trial[len(trial)-1]
 	}
-	if err := result.CheckBounds(0); ok && err != nil {
-		warning = fmt.Sprintf("%s: out of bounds: %v; counted as an evaluation failure", file, err)
+	config := strings.Join(append(append([]string{}, trial...), ConfigFile), "/")
+	if abs {
+		config = "/" + config
 	}
-	return scoring.Trial{Task: task, Measured: ok, Rewards: result}, warning, nil
+	st, err := os.Stat(config)
+	if err != nil || !st.Mode().IsRegular() {
+		return name, nil
+	}
+	fromConfig, why := configTaskName(config)
+	switch {
+	case why != "":
+		return name, []string{fmt.Sprintf("%s: %s; the trial is named by its folder, %q", config, why, name)}
+	case fromConfig != nil:
+		return *fromConfig, nil
+	}
+	return name, nil
 }
 
-// taskName is the basename of task.path in config.json, else task_name in result.json.
-func taskName(dir string) (string, error) {
-	var cfg configFile
-	if _, err := readJSON(filepath.Join(dir, ConfigFile), &cfg); err != nil {
-		return "", err
+// configTaskName reads task.path or task.name from config.json; nil when it names no task.
+func configTaskName(config string) (name *string, why string) {
+	obj, why := readObject(config)
+	if why != "" {
+		return nil, why
 	}
-	if p := strings.TrimRight(cfg.Task.Path, "/"); p != "" {
-		return path.Base(filepath.ToSlash(p)), nil
+	raw, ok := obj["task"]
+	if !ok || falsy(raw) {
+		return nil, ""
 	}
-	var res resultFile
-	if _, err := readJSON(filepath.Join(dir, ResultFile), &res); err != nil {
-		return "", err
+	var task map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &task); err != nil {
+		return nil, fmt.Sprintf("task is %s, not an object", raw)
 	}
-	if res.TaskName != "" {
-		return res.TaskName, nil
+	for _, k := range []string{"path", "name"} {
+		v, ok := task[k]
+		if !ok || falsy(v) {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, fmt.Sprintf("task.%s is %s, not a string", k, v)
+		}
+		_, els := pathElements(s)
+		base := ""
+		if len(els) > 0 {
+			base = els[len(els)-1]
+		}
+		return &base, ""
 	}
-	return "", fmt.Errorf("%s: no task name: set task.path in %s or task_name in %s", dir, ConfigFile, ResultFile)
+	return nil, ""
+}
+
+// falsy reports whether a JSON value is false to Python (null, false, 0, "", [], {}), which
+// SWE-sweep's task lookup passes over.
+func falsy(raw json.RawMessage) bool {
+	switch s := strings.TrimSpace(string(raw)); s {
+	case "null", "false", `""`:
+		return true
+	default:
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return false
+		}
+		switch v := v.(type) {
+		case float64:
+			return v == 0
+		case []any:
+			return len(v) == 0
+		case map[string]any:
+			return len(v) == 0
+		}
+		return false
+	}
+}
+
+// pathElements splits p as pathlib does: abs when it starts at "/", elements without empty or
+// "." ones.
+func pathElements(p string) (abs bool, els []string) {
+	return strings.HasPrefix(p, "/"), elements(p)
+}
+
+func elements(p string) []string {
+	var els []string
+	for _, e := range strings.Split(filepath.ToSlash(p), "/") {
+		if e != "" && e != "." {
+			els = append(els, e)
+		}
+	}
+	return els
 }

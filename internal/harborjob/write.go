@@ -149,6 +149,11 @@ func writeTrial(dir string, job Job, t Trial) error {
 		if filepath.Base(name) != name || name == "." || name == ".." {
 			return fmt.Errorf("trial %s: artifact name %q is not a plain file name", t.Name, name)
 		}
+		if name == reward.FileJSON {
+			// SWE-sweep's scoring reads every reward.json below a job: artifacts/reward.json
+			// would count as a second result of the trial.
+			return fmt.Errorf("trial %s: artifact %q would be read as a result of the trial by SWE-sweep's scoring: rename the artifact in the task's artifacts list", t.Name, name)
+		}
 		files[filepath.Join(ArtifactsDir, name)] = data
 	}
 	for _, sub := range []string{"agent", VerifierDir, ArtifactsDir} {

@@ -8,69 +8,126 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
-// Document is `sweep info --json`.
+// Document is `sweep info --json`: SWE-sweep's report, with its keys, types and full float
+// precision, so that tools written for SWE-sweep read ours and the numbers compare exactly.
 type Document struct {
 	Summary Summary `json:"summary"`
-	// Tasks is present only with --per-task.
-	Tasks []Task `json:"tasks,omitzero"`
+	Tasks   []Task  `json:"tasks"`
 }
 
 // Summary is the campaign's line of the report.
 type Summary struct {
 	GradedTasks int `json:"graded_tasks"`
 	GradedBugs  int `json:"graded_bugs"`
-	// ResolvedBugs are bugs resolved in regression-free trials: the score's numerator.
-	ResolvedBugs             float64 `json:"resolved_bugs"`
-	Score                    float64 `json:"score"`
-	ScoreIgnoringRegressions float64 `json:"score_ignoring_regressions"`
-	EvaluationFailures       int     `json:"evaluation_failures"`
+	// ResolvedBugs are bugs resolved in regression-free trials: the score's numerator. It is
+	// the integer 0 when no task is graded, as SWE-sweep's empty sum is.
+	ResolvedBugs             Number   `json:"resolved_bugs"`
+	Score                    Float    `json:"score"`
+	ScoreIgnoringRegressions Float    `json:"score_ignoring_regressions"`
+	EvaluationFailures       []string `json:"evaluation_failures"`
 }
 
 // Task is one task's line: n_resolved ignores regressions, resolved_counted counts a regressed
 // trial as 0; both are means over the task's graded trials.
 type Task struct {
-	Task            string  `json:"task"`
-	Trials          int     `json:"trials"`
-	Subtasks        int     `json:"n_subtasks"`
-	Resolved        float64 `json:"n_resolved"`
-	ResolvedCounted float64 `json:"resolved_counted"`
-	Regressed       int     `json:"regressed"`
-	Reward          float64 `json:"reward"`
+	Task            string `json:"task"`
+	Trials          int    `json:"trials"`
+	Subtasks        int    `json:"n_subtasks"`
+	Resolved        Float  `json:"n_resolved"`
+	ResolvedCounted Float  `json:"resolved_counted"`
+	Regressed       int    `json:"regressed"`
+	Reward          Float  `json:"reward"`
 }
 
-// jsonDecimals bounds the digits of JSON numbers: means such as 2/3 would otherwise print
-// float noise that makes reports differ between machines.
-const jsonDecimals = 6
-
-func round(x float64) float64 {
-	p := math.Pow10(jsonDecimals)
-	return math.Round(x*p) / p
-}
-
-// NewDocument turns a report into the JSON document; perTask adds the task lines.
-func NewDocument(rep scoring.Report, perTask bool) Document {
+// NewDocument turns a report into the JSON document.
+func NewDocument(rep scoring.Report) Document {
+	resolved := Number{Float: Float(rep.ResolvedBugs), Integer: len(rep.Tasks) == 0}
 	doc := Document{Summary: Summary{
 		GradedTasks:              rep.GradedTasks,
 		GradedBugs:               rep.GradedBugs,
-		ResolvedBugs:             round(rep.ResolvedBugs),
-		Score:                    round(rep.Score),
-		ScoreIgnoringRegressions: round(rep.ScoreIgnoringRegressions),
-		EvaluationFailures:       rep.EvaluationFailures,
+		ResolvedBugs:             resolved,
+		Score:                    Float(rep.Score),
+		ScoreIgnoringRegressions: Float(rep.ScoreIgnoringRegressions),
+		EvaluationFailures:       append([]string{}, rep.EvaluationFailures...),
 	}}
-	if !perTask {
-		return doc
-	}
 	doc.Tasks = make([]Task, 0, len(rep.Tasks))
 	for _, t := range rep.Tasks {
 		doc.Tasks = append(doc.Tasks, Task{Task: t.Task, Trials: t.Trials, Subtasks: t.Subtasks,
-			Resolved: round(t.Resolved), ResolvedCounted: round(t.ResolvedCounted), Regressed: t.Regressed, Reward: round(t.Reward)})
+			Resolved: Float(t.Resolved), ResolvedCounted: Float(t.ResolvedCounted), Regressed: t.Regressed, Reward: Float(t.Reward)})
 	}
 	return doc
+}
+
+// Float is a JSON float written as Python writes one (repr): the shortest digits that read
+// back to the same float, always with a point or an exponent, so 1 is 1.0 and 1e-05 stays a
+// float, never an integer.
+type Float float64
+
+// MarshalJSON writes f as Python's repr does.
+func (f Float) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil, fmt.Errorf("%v is not a JSON number", x)
+	}
+	return []byte(pythonRepr(x)), nil
+}
+
+// Number is a float that is an integer in the JSON when Integer is set.
+type Number struct {
+	Float   Float
+	Integer bool
+}
+
+// MarshalJSON writes n as an integer or as a Float.
+func (n Number) MarshalJSON() ([]byte, error) {
+	if n.Integer {
+		return []byte(strconv.FormatFloat(float64(n.Float), 'f', 0, 64)), nil
+	}
+	return n.Float.MarshalJSON()
+}
+
+// pythonRepr formats x as Python's float repr: positional from 1e-4 up to below 1e16,
+// else an exponent of at least two digits with its sign.
+func pythonRepr(x float64) string {
+	if x == 0 {
+		if math.Signbit(x) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	sign := ""
+	if x < 0 {
+		sign, x = "-", -x
+	}
+	e := strconv.FormatFloat(x, 'e', -1, 64) // d.ddde±XX
+	mantissa, exp, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mantissa, ".", "", 1)
+	n, _ := strconv.Atoi(exp)
+	point := n + 1 // digits before the decimal point
+	switch {
+	case point <= -4 || point > 16:
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		expSign := "+"
+		if n < 0 {
+			expSign, n = "-", -n
+		}
+		return fmt.Sprintf("%s%se%s%02d", sign, m, expSign, n)
+	case point <= 0:
+		return sign + "0." + strings.Repeat("0", -point) + digits
+	case point >= len(digits):
+		return sign + digits + strings.Repeat("0", point-len(digits)) + ".0"
+	default:
+		return sign + digits[:point] + "." + digits[point:]
+	}
 }
 
 // WriteText prints the summary and, with perTask, a table of tasks.
@@ -83,7 +140,12 @@ func WriteText(w io.Writer, rep scoring.Report, perTask bool) error {
 		{"score", scoring.Format(rep.Score)},
 		{"score ignoring regressions", scoring.Format(rep.ScoreIgnoringRegressions)},
 		{"mean task reward", scoring.Format(rep.MeanReward)},
-		{"evaluation failures", strconv.Itoa(rep.EvaluationFailures)},
+		{"evaluation failures", evaluationFailures(rep.EvaluationFailures)},
+	}
+	if rep.UnmeasuredTrials > 0 {
+		// The cluster's trials that ended without a measurement (docs/design.md §10), which
+		// SWE-sweep's report does not count.
+		rows = append(rows, [2]string{"trials not measured", strconv.Itoa(rep.UnmeasuredTrials)})
 	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
@@ -102,6 +164,13 @@ func WriteText(w io.Writer, rep scoring.Report, perTask bool) error {
 			decimal(t.Resolved, 2), decimal(t.ResolvedCounted, 2), scoring.Format(t.Reward), t.Regressed)
 	}
 	return tw.Flush()
+}
+
+func evaluationFailures(names []string) string {
+	if len(names) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", len(names), strings.Join(names, ", "))
 }
 
 func decimal(x float64, places int) string { return strconv.FormatFloat(x, 'f', places, 64) }

@@ -11,7 +11,7 @@ import (
 )
 
 var sample = scoring.Report{
-	GradedTasks: 2, GradedBugs: 10, ResolvedBugs: 3, Score: 0.3, ScoreIgnoringRegressions: 2.0 / 3, MeanReward: 0.25, EvaluationFailures: 1,
+	GradedTasks: 2, GradedBugs: 10, ResolvedBugs: 3, Score: 0.3, ScoreIgnoringRegressions: 2.0 / 3, MeanReward: 0.25, EvaluationFailures: []string{"c", "d"},
 	Tasks: []scoring.Task{
 		{Task: "a", Trials: 2, Subtasks: 4, Resolved: 3, ResolvedCounted: 0, Regressed: 2, Reward: 0},
 		{Task: "b", Trials: 1, Subtasks: 6, Resolved: 3, ResolvedCounted: 3, Reward: 0.5},
@@ -20,23 +20,21 @@ var sample = scoring.Report{
 
 func TestNewDocument(t *testing.T) {
 	cases := map[string]struct {
-		perTask bool
-		want    string
+		rep  scoring.Report
+		want string
 	}{
-		"summary only": {want: `{"summary":{"graded_tasks":2,"graded_bugs":10,"resolved_bugs":3,"score":0.3,"score_ignoring_regressions":0.666667,"evaluation_failures":1}}`},
-		"per task": {perTask: true, want: `{"summary":{"graded_tasks":2,"graded_bugs":10,"resolved_bugs":3,"score":0.3,"score_ignoring_regressions":0.666667,"evaluation_failures":1},` +
-			`"tasks":[{"task":"a","trials":2,"n_subtasks":4,"n_resolved":3,"resolved_counted":0,"regressed":2,"reward":0},` +
-			`{"task":"b","trials":1,"n_subtasks":6,"n_resolved":3,"resolved_counted":3,"regressed":0,"reward":0.5}]}`},
-		"no graded task still lists an empty task array": {perTask: true},
+		// Full precision, floats always with a point, tasks always, failures by name.
+		"tasks always, floats as Python writes them": {rep: sample,
+			want: `{"summary":{"graded_tasks":2,"graded_bugs":10,"resolved_bugs":3.0,"score":0.3,"score_ignoring_regressions":0.6666666666666666,"evaluation_failures":["c","d"]},` +
+				`"tasks":[{"task":"a","trials":2,"n_subtasks":4,"n_resolved":3.0,"resolved_counted":0.0,"regressed":2,"reward":0.0},` +
+				`{"task":"b","trials":1,"n_subtasks":6,"n_resolved":3.0,"resolved_counted":3.0,"regressed":0,"reward":0.5}]}`},
+		// SWE-sweep's resolved_bugs is the integer 0 of an empty sum when no task is graded.
+		"no graded task: an empty task array, resolved_bugs an integer": {
+			want: `{"summary":{"graded_tasks":0,"graded_bugs":0,"resolved_bugs":0,"score":0.0,"score_ignoring_regressions":0.0,"evaluation_failures":[]},"tasks":[]}`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rep := sample
-			if tc.want == "" {
-				rep = scoring.Report{}
-				tc.want = `{"summary":{"graded_tasks":0,"graded_bugs":0,"resolved_bugs":0,"score":0,"score_ignoring_regressions":0,"evaluation_failures":0},"tasks":[]}`
-			}
-			got, err := json.Marshal(NewDocument(rep, tc.perTask))
+			got, err := json.Marshal(NewDocument(tc.rep))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,6 +42,18 @@ func TestNewDocument(t *testing.T) {
 				t.Errorf("JSON (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestPythonRepr(t *testing.T) {
+	cases := map[float64]string{
+		0: "0.0", 1: "1.0", -2: "-2.0", 0.1: "0.1", 2.0 / 3: "0.6666666666666666", 1e-4: "0.0001", 1e-5: "1e-05",
+		1.5e-7: "1.5e-07", 1e15: "1000000000000000.0", 1e16: "1e+16", 123456789.125: "123456789.125", 1.25e22: "1.25e+22",
+	}
+	for in, want := range cases {
+		if got := pythonRepr(in); got != want {
+			t.Errorf("pythonRepr(%v) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -58,7 +68,7 @@ bugs resolved in regression-free tasks:  3.00
 score:                                   0.3000
 score ignoring regressions:              0.6667
 mean task reward:                        0.2500
-evaluation failures:                     1
+evaluation failures:                     2 (c, d)
 
 TASK  TRIALS  BUGS  RESOLVED  COUNTED  REWARD  REGRESSED
 a     2       4     3.00      0.00     0.0000  2

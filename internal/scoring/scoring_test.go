@@ -20,12 +20,6 @@ func sweep(task string, subtasks, resolved, visibleOK float64) Trial {
 	}}
 }
 
-// declaring gives t the trial's declared bug count.
-func declaring(t Trial, declared int) Trial {
-	t.DeclaredBugs = declared
-	return t
-}
-
 func rewardOnly(task string, r float64) Trial {
 	return Trial{Task: task, Measured: true, Rewards: reward.Result{reward.KeyReward: r}}
 }
@@ -39,29 +33,36 @@ func TestScore(t *testing.T) {
 		trials []Trial
 		want   Report
 	}{
-		"no trials": {want: Report{}},
+		"no trials": {want: Report{EvaluationFailures: []string{}}},
 		"one task, half resolved": {
 			trials: []Trial{sweep("a", 4, 2, 1)},
 			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 2, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5,
-				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 2, ResolvedCounted: 2, Reward: 0.5}}},
+				EvaluationFailures: []string{}, Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 2, ResolvedCounted: 2, Reward: 0.5}}},
 		},
-		"grader failure is an evaluation failure, not a zero": {
+		"grader failure names its task an evaluation failure, not a zero": {
 			trials: []Trial{sweep("a", 4, 4, 1), graderFailed},
-			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: []string{"a"},
 				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 4, ResolvedCounted: 4, Reward: 1}}},
 		},
-		"a bare grader failure lacks the scoring keys and is an evaluation failure all the same": {
-			trials: []Trial{sweep("a", 4, 4, 1), bareGraderFailed},
-			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 1,
+		// SWE-sweep's rule: without the four scoring keys a result is skipped, grader_failed
+		// or not. The trial itself stays not measured in the cluster (UnmeasuredTrials).
+		"a bare grader failure lacks the scoring keys and is skipped": {
+			trials: []Trial{sweep("a", 4, 4, 1), bareGraderFailed, {Task: "a", Rewards: reward.GraderFailed()}},
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 4, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1,
+				EvaluationFailures: []string{}, Skipped: 2, UnmeasuredTrials: 1,
 				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 4, ResolvedCounted: 4, Reward: 1}}},
 		},
-		"unmeasured trial is an evaluation failure": {
+		"unmeasured trial without a result is counted as such, and skipped": {
 			trials: []Trial{{Task: "b", Measured: false}},
-			want:   Report{EvaluationFailures: 1},
+			want:   Report{EvaluationFailures: []string{}, UnmeasuredTrials: 1, Skipped: 1},
+		},
+		"an unmeasured trial never scores, whatever its result": {
+			trials: []Trial{{Task: "b", Rewards: sweep("b", 2, 2, 1).Rewards}},
+			want:   Report{EvaluationFailures: []string{}, UnmeasuredTrials: 1},
 		},
 		"regression counts zero in the score, not in the score ignoring regressions": {
 			trials: []Trial{sweep("a", 4, 3, 0), sweep("b", 6, 3, 1)},
-			want: Report{GradedTrials: 2, GradedTasks: 2, GradedBugs: 10, ResolvedBugs: 3, Score: 0.3, ScoreIgnoringRegressions: 0.6, MeanReward: 0.25,
+			want: Report{GradedTrials: 2, GradedTasks: 2, GradedBugs: 10, ResolvedBugs: 3, Score: 0.3, ScoreIgnoringRegressions: 0.6, MeanReward: 0.25, EvaluationFailures: []string{},
 				Tasks: []Task{
 					{Task: "a", Trials: 1, Subtasks: 4, Resolved: 3, ResolvedCounted: 0, Regressed: 1, Reward: 0},
 					{Task: "b", Trials: 1, Subtasks: 6, Resolved: 3, ResolvedCounted: 3, Reward: 0.5},
@@ -70,6 +71,7 @@ func TestScore(t *testing.T) {
 		"several attempts average per task before summing": {
 			trials: []Trial{sweep("a", 4, 4, 1), sweep("a", 4, 2, 1), sweep("a", 4, 3, 0), sweep("b", 2, 1, 1)},
 			want: Report{GradedTrials: 4, GradedTasks: 2, GradedBugs: 6, ResolvedBugs: 2 + 1, Score: 0.5, ScoreIgnoringRegressions: (3.0 + 1) / 6, MeanReward: (0.5 + 0.5) / 2,
+				EvaluationFailures: []string{},
 				Tasks: []Task{
 					{Task: "a", Trials: 3, Subtasks: 4, Resolved: 3, ResolvedCounted: 2, Regressed: 1, Reward: 0.5},
 					{Task: "b", Trials: 1, Subtasks: 2, Resolved: 1, ResolvedCounted: 1, Reward: 0.5},
@@ -81,33 +83,31 @@ func TestScore(t *testing.T) {
 		"reward-only tasks are skipped: not bugs, not evaluation failures": {
 			trials: []Trial{rewardOnly("hello-5-bugs", 1), rewardOnly("r2", 0), rewardOnly("r2", 1), sweep("b", 2, 1, 1)},
 			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 1, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5, Skipped: 3,
-				Tasks: []Task{{Task: "b", Trials: 1, Subtasks: 2, Resolved: 1, ResolvedCounted: 1, Reward: 0.5}}},
+				EvaluationFailures: []string{},
+				Tasks:              []Task{{Task: "b", Trials: 1, Subtasks: 2, Resolved: 1, ResolvedCounted: 1, Reward: 0.5}}},
 		},
-		"a campaign of reward-only tasks has no graded bugs": {
-			trials: []Trial{rewardOnly("r1", 1), rewardOnly("r2", 0)},
-			want:   Report{Skipped: 2},
-		},
-		"a task whose every trial failed grading is not graded": {
-			trials: []Trial{graderFailed, graderFailed, sweep("b", 2, 2, 1)},
-			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 2, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: 2,
+		"a task whose every trial failed grading is not graded; failures are named once, sorted": {
+			trials: []Trial{graderFailed, {Task: "0", Measured: true, Rewards: graderFailed.Rewards}, graderFailed, sweep("b", 2, 2, 1)},
+			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 2, ResolvedBugs: 2, Score: 1, ScoreIgnoringRegressions: 1, MeanReward: 1, EvaluationFailures: []string{"0", "a"},
 				Tasks: []Task{{Task: "b", Trials: 1, Subtasks: 2, Resolved: 2, ResolvedCounted: 2, Reward: 1}}},
 		},
-		// A 40-bug campaign, one of whose trials claims 1000 resolved bugs, used to score 25.
-		"a result out of bounds is an evaluation failure, never counted": {
-			trials: []Trial{sweep("a", 40, 0, 1), declaring(sweep("b", 2, 1000, 1), 0)},
-			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 40, EvaluationFailures: 1,
-				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 40}}},
+		// SWE-sweep takes a task's bug count from its first trial: a build failure first
+		// (n_subtasks 0) makes the task count no bugs while its other trial resolved 2.
+		"n_subtasks of the first trial, even a build failure's 0": {
+			trials: []Trial{sweep("a", 0, 0, 0), sweep("a", 2, 2, 1)},
+			want: Report{GradedTrials: 2, GradedTasks: 1, GradedBugs: 0, ResolvedBugs: 1, MeanReward: 0.5, EvaluationFailures: []string{},
+				Tasks: []Task{{Task: "a", Trials: 2, Subtasks: 0, SubtasksVary: true, Resolved: 1, ResolvedCounted: 1, Regressed: 1, Reward: 0.5}}},
 		},
-		"reward above 1, n_subtasks other than declared, a fractional count, a flag of 2": {
-			trials: []Trial{
-				rewardOnly("r", 25),
-				declaring(sweep("a", 1000, 1000, 1), 40),
-				declaring(sweep("a", 4, 1.5, 1), 4),
-				declaring(sweep("a", 4, 4, 2), 4),
-				declaring(sweep("a", 4, 2, 1), 4),
-			},
-			want: Report{GradedTrials: 1, GradedTasks: 1, GradedBugs: 4, ResolvedBugs: 2, Score: 0.5, ScoreIgnoringRegressions: 0.5, MeanReward: 0.5, EvaluationFailures: 4,
-				Tasks: []Task{{Task: "a", Trials: 1, Subtasks: 4, Resolved: 2, ResolvedCounted: 2, Reward: 0.5}}},
+		// Out of bounds is scored as SWE-sweep scores it (a job tree; the controller never
+		// lets such a result be a measurement): counts truncated toward zero, as int() does.
+		"results out of bounds are scored as they are, counts truncated": {
+			trials: []Trial{sweep("a", 2, 1000, 1), sweep("a", 2, 1.5, 1), sweep("b", 4.9, -1.5, 2)},
+			want: Report{GradedTrials: 3, GradedTasks: 2, GradedBugs: 6, ResolvedBugs: 500.5 - 1, Score: 499.5 / 6, ScoreIgnoringRegressions: 499.5 / 6,
+				MeanReward: (250.375 - 1.5/4.9) / 2, EvaluationFailures: []string{},
+				Tasks: []Task{
+					{Task: "a", Trials: 2, Subtasks: 2, Resolved: 500.5, ResolvedCounted: 500.5, Reward: 250.375},
+					{Task: "b", Trials: 1, Subtasks: 4, Resolved: -1, ResolvedCounted: -1, Reward: -1.5 / 4.9},
+				}},
 		},
 	}
 	for name, tc := range cases {

@@ -212,7 +212,7 @@ func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name s
 		scored = append(scored, campaign.ScoringTrial(tr))
 	}
 	rep := scoring.Score(scored)
-	out.Report = report.NewDocument(rep, false)
+	out.Report = report.NewDocument(rep)
 	if err := clioptions.Write(o.Out, o.Format, out, func(w io.Writer) error { return writeEvalTable(w, out, rep) }); err != nil {
 		return err
 	}

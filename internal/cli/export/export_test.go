@@ -2,9 +2,11 @@ package export_test
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,12 +14,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -94,4 +99,60 @@ func TestExport(t *testing.T) {
 	sweeptest.ErrorContains(t, err, "flag -o/--output-dir is required", "-o jobs/run1")
 	_, _, err = clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: dir}, "nope")
 	sweeptest.ErrorContains(t, err, `sweeprun "nope" not found`)
+}
+
+// TestExportScoresAsTheCluster: a grader failure that wrote all four scoring keys is an
+// evaluation failure of its task both in the cluster and in its export (SWE-sweep's rule), a
+// bare one is skipped by both, and a Succeeded trial out of bounds for its declared bugs
+// scores in neither (the export has no reward.json for it).
+func TestExportScoresAsTheCluster(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl := srv.Client
+	ns := srv.Namespace(t)
+	ctx := context.Background()
+	run := clitest.MakeRun(ns, "run2").Tasks("a", "b", "c").Create(t, cl)
+	nineKeyFailure := clitest.SweepRewards(3, 0, false)
+	nineKeyFailure[reward.KeyGraderFailed] = "1"
+	forged := clitest.SweepRewards(2, 2, true)
+	forged[reward.KeySubtasks], forged[reward.KeyResolved] = "1000", "1000"
+	for _, w := range []*clitest.TrialWrapper{
+		clitest.MakeTrial(run, "a", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(3, 2, true)),
+		clitest.MakeTrial(run, "a", 2).Phase(evalv1.TrialFailed).Reason(reasons.GraderFailed, "grader_failed").Rewards(nineKeyFailure),
+		clitest.MakeTrial(run, "b", 1).Phase(evalv1.TrialFailed).Reason(reasons.GraderFailed, "grader_failed").
+			Rewards(map[string]string{reward.KeyReward: "0", reward.KeyGraderFailed: "1"}),
+		clitest.MakeTrial(run, "c", 1).Phase(evalv1.TrialSucceeded).Rewards(forged),
+	} {
+		w.Spec.BugsTotal = 3
+		if w.Spec.Task == "c" {
+			w.Spec.BugsTotal = 2
+		}
+		w.FinishWithEval(t, cl, `{}`)
+	}
+	dir := filepath.Join(t.TempDir(), "job")
+	if _, _, err := clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: dir}, "run2"); err != nil {
+		t.Fatal(err)
+	}
+	fromCluster, _, err := clitest.Execute(ctx, &info.Options{Cluster: srv.Cluster(ns), Format: clioptions.OutputJSON}, "run2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDir, _, err := clitest.Execute(ctx, &info.Options{Format: clioptions.OutputJSON}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fromCluster, fromDir); diff != "" {
+		t.Errorf("info of the export differs from info of the campaign (-cluster +export):\n%s", diff)
+	}
+	var got struct {
+		Summary struct {
+			GradedBugs         int      `json:"graded_bugs"`
+			EvaluationFailures []string `json:"evaluation_failures"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(fromCluster), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Summary.GradedBugs != 3 || !slices.Equal(got.Summary.EvaluationFailures, []string{"a"}) {
+		t.Errorf("graded bugs %d, evaluation failures %q; want 3 and [a]:\n%s", got.Summary.GradedBugs, got.Summary.EvaluationFailures, fromCluster)
+	}
 }

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/report"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
 
@@ -47,13 +49,21 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	rep := scoring.Score(trials)
-	return clioptions.Write(o.Out, o.Format, report.NewDocument(rep, o.PerTask), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
+	for _, t := range rep.Tasks {
+		if t.SubtasksVary {
+			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
+		}
+	}
+	return clioptions.Write(o.Out, o.Format, report.NewDocument(rep), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
 }
 
-// collectTrials reads the scoring input of each source: a directory is a Harbor job, anything
-// else a SweepRun name. Unfinished trials are left out, with a note on ErrOut.
+// collectTrials reads the scoring input of each source: a directory is a Harbor job tree,
+// anything else a SweepRun name. Unfinished trials are left out, with a note on ErrOut; so
+// are the files a job tree's scoring skips. Job trees without a single reward.json are an
+// error, as they are for SWE-sweep.
 func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 	var trials []scoring.Trial
+	var dirs []string
 	for _, arg := range o.Sources {
 		if st, err := os.Stat(arg); err == nil && st.IsDir() {
 			read, warnings, err := harborjob.ReadTrials([]string{arg})
@@ -64,6 +74,7 @@ func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 				fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 			}
 			trials = append(trials, read...)
+			dirs = append(dirs, arg)
 			continue
 		}
 		cl, ns, err := o.Cluster.Client()
@@ -77,6 +88,7 @@ func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 		if err != nil {
 			return nil, err
 		}
+		campaign.SortAsExported(items)
 		unfinished := 0
 		for i := range items {
 			if !items[i].Status.Phase.Finished() {
@@ -88,6 +100,9 @@ func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 		if unfinished > 0 {
 			fmt.Fprintf(o.ErrOut, "sweeprun %s: %d trials not finished yet are not in the report\n", arg, unfinished)
 		}
+	}
+	if len(dirs) == len(o.Sources) && len(trials) == 0 {
+		return nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
 	}
 	return trials, nil
 }
