@@ -57,8 +57,8 @@ type Eval struct {
 	// ("passed", "failed", "error", "skipped"), so that a trial can be re-scored offline.
 	VisibleTests map[string]string `json:"visible_tests"`
 	// BuildError says why the agent's build failed.
-	BuildError string `json:"build_error,omitempty"`
-	Bugs        []BugReport  `json:"bugs"`
+	BuildError string      `json:"build_error,omitempty"`
+	Bugs       []BugReport `json:"bugs"`
 	// Guard lists what was put back as at the base before a step because the code under test
 	// (the build, an earlier suite) had changed test files or runner configuration.
 	Guard   []GuardReport      `json:"guard,omitempty"`
