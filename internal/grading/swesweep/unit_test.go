@@ -1,8 +1,11 @@
 package swesweep
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -193,5 +196,28 @@ func TestLoadBundleRejects(t *testing.T) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestFreshenMtimes: the files a patch edits, and the C sources beside an edited header, are
+// dated ahead so that an incremental build rebuilds them.
+func TestFreshenMtimes(t *testing.T) {
+	dir := t.TempDir()
+	sweeptest.WriteFiles(t, dir, map[string]string{"src/a.h": "", "src/a.c": "", "src/b.cpp": "", "src/notes.txt": "", "lib/x.py": "", "lib/y.py": ""})
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"src/a.h", "src/a.c", "src/b.cpp", "src/notes.txt", "lib/x.py", "lib/y.py"} {
+		if err := os.Chtimes(filepath.Join(dir, p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	freshenMtimes(dir, []string{"src/a.h", "lib/x.py", "gone.py"})
+	for p, want := range map[string]bool{"src/a.h": true, "src/a.c": true, "src/b.cpp": true, "src/notes.txt": false, "lib/x.py": true, "lib/y.py": false} {
+		info, err := os.Stat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.ModTime().After(time.Now()); got != want {
+			t.Errorf("%s dated ahead = %v, want %v", p, got, want)
+		}
 	}
 }
