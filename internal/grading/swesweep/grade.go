@@ -705,8 +705,13 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug) (BugReport, error) {
 	if err := g.enforce("bug " + bug.ID + "'s tests"); err != nil {
 		return BugReport{ID: bug.ID}, err
 	}
-	if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.TestPatch), false); err != nil {
-		rep := BugReport{ID: bug.ID, Error: "test patch does not apply: " + msg, BugOutcome: OutcomeOf(bug.FailToPass, nil)}
+	testPatch := filepath.Join(g.o.BundleDir, bug.TestPatch)
+	if msg, err := g.repo.Apply(testPatch, false); err != nil {
+		data, err := os.ReadFile(testPatch)
+		if err != nil {
+			return BugReport{ID: bug.ID}, err
+		}
+		rep := BugReport{ID: bug.ID, Error: "test patch does not apply: " + msg, Targeted: orEmpty(testFuncNames(data)), BugOutcome: OutcomeOf(bug.FailToPass, nil)}
 		g.ev.Bugs = append(g.ev.Bugs, rep)
 		return rep, nil
 	}
@@ -729,10 +734,7 @@ func (g *grader) runBug(ctx context.Context, bug Bug, oracle bool) (BugReport, e
 	if err != nil {
 		return rep, err
 	}
-	rep.Targeted = testFuncNames(testPatch)
-	if rep.Targeted == nil {
-		rep.Targeted = []string{}
-	}
+	rep.Targeted = orEmpty(testFuncNames(testPatch))
 	rep.Files = targetFiles(g.repo.Dir, g.hidden[bug.ID], g.bundle.BugTests.Format)
 	rep.BugOutcome = OutcomeOf(bug.FailToPass, nil)
 	template := g.bundle.BugTests.Command.Command
@@ -797,4 +799,12 @@ func visibleTests(res testresults.Results) map[string]string {
 		}
 	}
 	return out
+}
+
+// orEmpty is s, or an empty list for nil (eval.json writes a list, never null).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

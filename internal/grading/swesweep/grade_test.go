@@ -257,6 +257,9 @@ func TestGradePatchThatDoesNotApply(t *testing.T) {
 	if ev.Patch.Applied || !strings.Contains(ev.Patch.ApplyError, "patch failed: calc.py") {
 		t.Errorf("patch report = %+v", ev.Patch)
 	}
+	if ev.AgentPatchApplied || ev.AgentPatchError == nil || *ev.AgentPatchError != ev.Patch.ApplyError {
+		t.Errorf("SWE-sweep fields = %+v", ev.SweepEval)
+	}
 }
 
 func TestGradeOracle(t *testing.T) {

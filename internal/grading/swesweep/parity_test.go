@@ -112,9 +112,9 @@ func TestParityEvalJSON(t *testing.T) {
 					t.Errorf("patch_stats (-want +got):\n%s", d)
 				}
 			}},
-		{name: "a patch that does not apply", edits: nil, want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+		{name: "no patch: nothing to apply is applied", edits: nil, want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {
-				if ev.SweepEval.AgentPatchError != nil || !ev.Patch.Applied || ev.Patch.Present {
+				if ev.AgentPatchError != nil || !ev.AgentPatchApplied || !ev.Patch.Applied || ev.Patch.Present {
 					t.Errorf("no patch: %+v, %+v", ev.SweepEval, ev.Patch)
 				}
 			}},
