@@ -1,6 +1,7 @@
 package swesweep
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"time"
@@ -11,19 +12,20 @@ import (
 // SweepEval are the fields of SWE-sweep's own eval.json, carried in ours beside our own, so
 // that a trial can be re-scored offline as SWE-sweep re-scores one: the headline numbers,
 // every visible test's outcome (Eval.VisibleTests) and each bug's targeted run split into its
-// fail-to-pass and other tests.
+// fail-to-pass and other tests. The fields named like reward.json's keys are written under
+// those keys (internal/reward) by Eval's MarshalJSON, as booleans and counts.
 type SweepEval struct {
 	EvaluatedAt       string        `json:"evaluated_at"`
 	Version           string        `json:"version"`
 	Oracle            bool          `json:"oracle"`
 	Score             float64       `json:"score"`
-	VisibleOK         bool          `json:"visible_ok"`
-	AgentPatchApplied bool          `json:"agent_patch_applied"`
-	AgentBuildOK      bool          `json:"agent_build_ok"`
+	VisibleOK         bool          `json:"-"`
+	AgentPatchApplied bool          `json:"-"`
+	AgentBuildOK      bool          `json:"-"`
 	AgentPatchError   *string       `json:"agent_patch_error"`
-	NSubtasks         int           `json:"n_subtasks"`
-	NResolved         int           `json:"n_resolved"`
-	NPartial          int           `json:"n_partial"`
+	NSubtasks         int           `json:"-"`
+	NResolved         int           `json:"-"`
+	NPartial          int           `json:"-"`
 	Subtasks          []SweepBug    `json:"subtasks"`
 	PatchSummary      *PatchSummary `json:"patch_stats,omitempty"`
 }
@@ -112,4 +114,52 @@ func patchSummary(p *PatchReport, target []string) *PatchSummary {
 		s.TargetCoveragePct = math.Round(float64(len(s.OnTargetFiles))/float64(len(target))*1000) / 10
 	}
 	return s
+}
+
+// evalFields is Eval without its methods, for encoding its tagged fields.
+type evalFields Eval
+
+// sweepKeys are the fields of SweepEval that eval.json names by reward.json's keys.
+func (s *SweepEval) sweepKeys() map[string]any {
+	return map[string]any{
+		reward.KeyVisibleOK: &s.VisibleOK, reward.KeyPatchApplied: &s.AgentPatchApplied, reward.KeyBuildOK: &s.AgentBuildOK,
+		reward.KeySubtasks: &s.NSubtasks, reward.KeyResolved: &s.NResolved, reward.KeyPartial: &s.NPartial,
+	}
+}
+
+// MarshalJSON writes eval.json: the tagged fields and SWE-sweep's fields named by reward keys.
+func (e Eval) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(evalFields(e))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range e.sweepKeys() {
+		if m[k], err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Eval) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*evalFields)(e)); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	for k, v := range e.sweepKeys() {
+		if raw, ok := m[k]; ok {
+			if err := json.Unmarshal(raw, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

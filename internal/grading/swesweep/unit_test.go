@@ -1,6 +1,7 @@
 package swesweep
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,32 @@ func TestFreshenMtimes(t *testing.T) {
 		if got := info.ModTime().After(time.Now()); got != want {
 			t.Errorf("%s dated ahead = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// TestEvalJSONSweepKeys: eval.json names SWE-sweep's headline fields by reward.json's keys, as
+// booleans and counts, and reads them back.
+func TestEvalJSONSweepKeys(t *testing.T) {
+	in := Eval{Schema: EvalSchema, Regressions: []string{}, SweepEval: SweepEval{Score: 0.5, VisibleOK: true, AgentPatchApplied: true, NSubtasks: 2, NResolved: 1, NPartial: 1}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"visible_ok": true, "agent_patch_applied": true, "agent_build_ok": false, "n_subtasks": 2.0, "n_resolved": 1.0, "n_partial": 1.0, "score": 0.5, "schema": EvalSchema}
+	for k, v := range want {
+		if d := cmp.Diff(v, raw[k]); d != "" {
+			t.Errorf("%s (-want +got):\n%s", k, d)
+		}
+	}
+	var out Eval
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(in.SweepEval, out.SweepEval); d != "" {
+		t.Errorf("read back (-want +got):\n%s", d)
 	}
 }
