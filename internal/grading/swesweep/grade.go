@@ -336,8 +336,9 @@ func (g *grader) timed(name string, fn func() error) error {
 	return steps.Timings(g.ev.Timings).Time(name, fn)
 }
 
-// reset puts the tree at the base and records the base for the guard.
-func (g *grader) reset() error {
+// reset puts the tree at the base; the first time, it pins .git, runs the setup step and
+// records the base for the guard.
+func (g *grader) reset(ctx context.Context) error {
 	if err := g.repo.Reset(); err != nil {
 		return err
 	}
@@ -348,7 +349,7 @@ func (g *grader) reset() error {
 	if g.gitDir, err = g.repo.PinGitDir(); err != nil {
 		return err
 	}
-	if err := g.setup(); err != nil {
+	if err := g.setup(ctx); err != nil {
 		return err
 	}
 	var hidden []string
@@ -362,7 +363,7 @@ func (g *grader) reset() error {
 // setup runs the bundle's setup command once, on the pristine tree, as the test identity, and
 // resets the tree after it: what it leaves untracked (ignored build products) is part of the
 // base the guard records. No patch is in place yet, so a failure is the grader's.
-func (g *grader) setup() error {
+func (g *grader) setup(ctx context.Context) error {
 	if g.bundle.Setup == nil {
 		return nil
 	}
@@ -370,7 +371,7 @@ func (g *grader) setup() error {
 		return err
 	}
 	limit := g.limit(g.bundle.Setup.TimeoutSec, defaultSetupTimeout)
-	rep, err := g.shell(context.Background(), g.bundle.Setup.Command, limit, g.o.Log, nil, nil)
+	rep, err := g.shell(ctx, g.bundle.Setup.Command, limit, g.o.Log, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -387,7 +388,7 @@ func (g *grader) setup() error {
 }
 
 func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.reset); err != nil {
+	if err := g.timed("reset", func() error { return g.reset(ctx) }); err != nil {
 		return Reward{}, err
 	}
 	var applied bool
@@ -438,7 +439,7 @@ func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
 // (anything else is the bundle's fault, a grader error), and each bug is graded with its own
 // oracle patch on a fresh tree, guarded as an agent's patch is.
 func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.reset); err != nil {
+	if err := g.timed("reset", func() error { return g.reset(ctx) }); err != nil {
 		return Reward{}, err
 	}
 	if err := g.timed("build", func() error { return g.build(ctx, false, nil) }); err != nil {
@@ -462,7 +463,7 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 			}
 			// As SWE-sweep: the hidden tests first, then the fix, then the build (a build may
 			// compile the tests, and a fix that changes an API builds only with its tests).
-			if err := g.reset(); err != nil {
+			if err := g.reset(ctx); err != nil {
 				return err
 			}
 			if err := g.enforce("bug " + bug.ID + "'s oracle"); err != nil {
