@@ -7,7 +7,8 @@
 # repo/, git init, commit everything, tag baseline) in a temporary directory, tests/ is copied
 # next to it as the bundle, and these cases are graded:
 #   oracle    --oracle: every bug resolved with its own fix, reward 1
-#   nop       an empty patch: reward 0, nothing resolved, no regression
+#   nop       an empty patch: reward 0, nothing resolved, no regression; applied (agent_patch_applied 1),
+#             as SWE-sweep counts an empty patch
 #   stale-patch  a patch that does not apply: graded unpatched (agent_patch_applied 0), reward 0
 #   solve     solution/solve.sh run in the repository, collected as the task's collect hook
 #             does (git add -A; git diff --cached --binary baseline): reward 1
@@ -131,7 +132,7 @@ check_task() {
 
   : >"$t/empty.patch"
   grade "$task" nop "$work" "$bundle" --patch "$t/empty.patch" -- \
-    reward=0 n_resolved=0 n_partial=0 n_regressions=0 visible_ok=1 agent_patch_applied=0 grader_failed=0
+    reward=0 n_resolved=0 n_partial=0 n_regressions=0 visible_ok=1 agent_patch_applied=1 grader_failed=0
 
   printf 'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a line that is not in the file\n+its replacement\n' >"$t/stale.patch"
   grade "$task" stale-patch "$work" "$bundle" --patch "$t/stale.patch" -- \

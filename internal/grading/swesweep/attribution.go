@@ -82,7 +82,10 @@ func (g *grader) attribute(ctx context.Context, h *hang, applied bool) (Reward, 
 		msg := fmt.Sprintf("%s ran past its limit of %s on the agent's tree but ended in %.1fs on the unpatched tree", h.step, h.limit, rerun.Seconds)
 		fmt.Fprintf(g.o.Log, "[grader] %s: the trial scores 0\n", msg)
 		g.ev.Verdict = &reward.Verdict{Reason: reasons.TestsHungOnPatch, Message: msg}
-		return Reward{NSubtasks: len(g.bugs), AgentPatchApplied: b2i(applied), AgentBuildOK: b2i(h.step != stepBuild)}, nil
+		if h.step == stepBuild { // a build that does not finish failed: no bug is graded, as in SWE-sweep
+			return Score(len(g.bugs), nil, Visible{}, applied, false), nil
+		}
+		return Reward{NSubtasks: len(g.bugs), AgentPatchApplied: b2i(applied), AgentBuildOK: 1}, nil
 	}
 	why := "no time was left to run it on the unpatched tree"
 	if rerun != nil {

@@ -29,6 +29,8 @@ const Schema = "sweep-bundle/1"
 // Bundle is a task's grading bundle, as bundle.json describes it.
 type Bundle struct {
 	Schema string `json:"schema"`
+	// Version is the task's version, copied into eval.json as SWE-sweep's is. Optional.
+	Version string `json:"version,omitempty"`
 	// Workdir is the repository in the verifier image; --workdir overrides it.
 	Workdir string `json:"workdir"`
 	// BaseRef is the git ref of the unmodified repository (SWE-sweep tags it "baseline").
@@ -36,6 +38,9 @@ type Bundle struct {
 	// TestPaths are globs (with "**") of the files that are tests; an agent's changes to
 	// them are undone before any test runs. Empty means DefaultTestPaths.
 	TestPaths []string `json:"test_paths,omitempty"`
+	// Setup runs once on the pristine tree, before the first reset (SWE-sweep's setup_cmd); a
+	// failure is the grader's, since no patch is in place yet. Optional.
+	Setup *Command `json:"setup,omitempty"`
 	// Build runs after the patch, before any test; a failed build scores 0. Optional.
 	Build *Command `json:"build,omitempty"`
 	// Visible is the suite run once to find regressions.
@@ -43,8 +48,11 @@ type Bundle struct {
 	// BaseTests names a JSON file (relative to the bundle) listing the visible tests that
 	// pass at the base.
 	BaseTests string `json:"base_tests"`
-	// BugTests runs one bug's fail-to-pass tests; "{tests}" in its command becomes their ids,
-	// shell-quoted.
+	// BugTests runs one bug's targeted tests: in its command "{tests}" becomes the bug's
+	// fail-to-pass ids, "{files}" the test files its test patch leaves in the tree, and
+	// "{names}" a -k expression of the test functions the test patch adds or changes (all
+	// shell-quoted; "{names}" is empty when there are none). The bug is judged on everything
+	// the run reports.
 	BugTests Suite `json:"bug_tests"`
 	Bugs     []Bug `json:"bugs"`
 }
@@ -81,10 +89,12 @@ var DefaultTestPaths = []string{"test/**", "tests/**", "testing/**", "**/test_*.
 	"**/conftest.py", "**/*_test.go", "**/testdata/**",
 	"**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml"}
 
-// Default timeouts of commands that declare none.
+// Default timeouts of commands that declare none: SWE-sweep's evaluation defaults.
 const (
-	defaultBuildTimeout = 1800
-	defaultSuiteTimeout = 3600
+	defaultSetupTimeout   = 600
+	defaultBuildTimeout   = 7200
+	defaultVisibleTimeout = 3600
+	defaultBugTimeout     = 900
 )
 
 // LoadBundle reads and checks dir/bundle.json.
@@ -129,6 +139,9 @@ func (b *Bundle) check(dir string) error {
 	}
 	if b.Build != nil && b.Build.Command == "" {
 		errs = append(errs, errors.New("build.command is empty"))
+	}
+	if b.Setup != nil && b.Setup.Command == "" {
+		errs = append(errs, errors.New("setup.command is empty"))
 	}
 	for _, p := range b.TestPaths {
 		if _, err := compileGlob(p); err != nil {

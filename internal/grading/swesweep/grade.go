@@ -49,10 +49,16 @@ type Eval struct {
 	Mode        string       `json:"mode"` // "agent" or "oracle"
 	BaseRef     string       `json:"base_ref,omitempty"`
 	Patch       *PatchReport `json:"patch,omitempty"`
+	Setup       *StepReport  `json:"setup,omitempty"`
 	Build       []StepReport `json:"build,omitempty"`
 	Visible     *SuiteReport `json:"visible,omitempty"`
 	Regressions []string     `json:"regressions"`
-	Bugs        []BugReport  `json:"bugs"`
+	// VisibleTests is every visible test's outcome, spelled as SWE-sweep's eval.json does
+	// ("passed", "failed", "error", "skipped"), so that a trial can be re-scored offline.
+	VisibleTests map[string]string `json:"visible_tests"`
+	// BuildError says why the agent's build failed.
+	BuildError string      `json:"build_error,omitempty"`
+	Bugs       []BugReport `json:"bugs"`
 	// Guard lists what was put back as at the base before a step because the code under test
 	// (the build, an earlier suite) had changed test files or runner configuration.
 	Guard   []GuardReport      `json:"guard,omitempty"`
@@ -62,6 +68,9 @@ type Eval struct {
 	Verdict *reward.Verdict `json:"verdict,omitempty"`
 	// Error is why the grader failed; the reward is then not a measurement.
 	Error string `json:"error,omitempty"`
+	SweepEval
+	// targetFiles are the files the bugs' oracle patches change (patch_stats).
+	targetFiles []string
 }
 
 // PatchReport describes the agent's patch and what grading did with it.
@@ -121,10 +130,21 @@ type BugReport struct {
 	ID       string `json:"id"`
 	Resolved bool   `json:"resolved"`
 	Partial  bool   `json:"partial"`
+	// TestApplied: the bug's test patch applied.
+	TestApplied bool `json:"test_applied"`
+	// Targeted are the test functions the test patch adds or changes; Files the test files it
+	// leaves in the tree ({names} and {files} of bug_tests).
+	Targeted []string `json:"targeted"`
+	Files    []string `json:"files,omitempty"`
+	NPassed  int      `json:"n_passed"`
+	NFailed  int      `json:"n_failed"`
 	BugOutcome
 	Suite   *SuiteReport `json:"suite,omitempty"`
 	Seconds float64      `json:"seconds"`
 	Error   string       `json:"error,omitempty"`
+	// RestoreError: the test patch's paths could not be put back after the run; the guard puts
+	// them back before the next step, so the grading goes on.
+	RestoreError string `json:"restore_error,omitempty"`
 }
 
 // EvalSchema is the version of eval.json.
@@ -137,7 +157,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	ev := &Eval{Schema: EvalSchema, Mode: "agent", Regressions: []string{}, Bugs: []BugReport{}, Timings: map[string]float64{}}
+	ev := &Eval{Schema: EvalSchema, Mode: "agent", Regressions: []string{}, VisibleTests: map[string]string{}, Bugs: []BugReport{}, Timings: map[string]float64{}}
 	if o.Oracle {
 		ev.Mode = "oracle"
 	}
@@ -153,6 +173,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	}
 	ev.Reward = result
 	ev.Timings["total"] = total
+	ev.SweepEval = sweepEval(ev, result, time.Now())
 	if werr := writeOutputs(o.OutDir, result, ev); werr != nil && err == nil {
 		err = werr
 	}
@@ -212,6 +233,8 @@ type grader struct {
 	// scratch holds the grader's own files (suite output), private to root; pluginDir holds
 	// the result channel's plugin, which the tests read but cannot write.
 	scratch, pluginDir string
+	// visibleMeasured: the visible suite produced results to read.
+	visibleMeasured bool
 }
 
 func newGrader(o Options, ev *Eval) (*grader, error) {
@@ -260,7 +283,7 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 	if err := protectOutDir(o.OutDir, o.TestUser); err != nil {
 		return nil, err
 	}
-	ev.BaseRef = b.BaseRef
+	ev.BaseRef, ev.Version = b.BaseRef, b.Version
 	g := &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base, tests: tests,
 		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}, hidden: map[string][]string{}}
 	if g.scratch, err = os.MkdirTemp("", "sweep-grader-"); err != nil {
@@ -285,6 +308,12 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 			return nil, fmt.Errorf("bug %s: test patch %s: %w", bug.ID, bug.TestPatch, err)
 		}
 		g.hidden[bug.ID] = paths
+		// patch_stats only: the oracle patch's own headers, which need no tree to read.
+		if bug.OraclePatch != "" {
+			if data, err := os.ReadFile(filepath.Join(o.BundleDir, bug.OraclePatch)); err == nil {
+				ev.targetFiles = append(ev.targetFiles, ParsePatch(data).Paths()...)
+			}
+		}
 	}
 	return g, nil
 }
@@ -307,8 +336,9 @@ func (g *grader) timed(name string, fn func() error) error {
 	return steps.Timings(g.ev.Timings).Time(name, fn)
 }
 
-// reset puts the tree at the base and records the base for the guard.
-func (g *grader) reset() error {
+// reset puts the tree at the base; the first time, it pins .git, runs the setup step and
+// records the base for the guard.
+func (g *grader) reset(ctx context.Context) error {
 	if err := g.repo.Reset(); err != nil {
 		return err
 	}
@@ -319,6 +349,9 @@ func (g *grader) reset() error {
 	if g.gitDir, err = g.repo.PinGitDir(); err != nil {
 		return err
 	}
+	if err := g.setup(ctx); err != nil {
+		return err
+	}
 	var hidden []string
 	for _, paths := range g.hidden {
 		hidden = append(hidden, paths...)
@@ -327,8 +360,35 @@ func (g *grader) reset() error {
 	return err
 }
 
+// setup runs the bundle's setup command once, on the pristine tree, as the test identity, and
+// resets the tree after it: what it leaves untracked (ignored build products) is part of the
+// base the guard records. No patch is in place yet, so a failure is the grader's.
+func (g *grader) setup(ctx context.Context) error {
+	if g.bundle.Setup == nil {
+		return nil
+	}
+	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
+		return err
+	}
+	limit := g.limit(g.bundle.Setup.TimeoutSec, defaultSetupTimeout)
+	rep, err := g.shell(ctx, g.bundle.Setup.Command, limit, g.o.Log, nil, nil)
+	if err != nil {
+		return err
+	}
+	g.ev.Setup = &rep
+	switch {
+	case rep.Canceled:
+		return errCanceled
+	case rep.StartError != "":
+		return notStarted(rep)
+	case rep.TimedOut || rep.ExitCode != 0:
+		return fmt.Errorf("the setup command %s on the pristine tree", describe(rep))
+	}
+	return g.repo.Reset()
+}
+
 func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.reset); err != nil {
+	if err := g.timed("reset", func() error { return g.reset(ctx) }); err != nil {
 		return Reward{}, err
 	}
 	var applied bool
@@ -345,14 +405,15 @@ func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
 
 // gradeSteps builds, runs the visible suite and grades each bug on the agent's tree.
 func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
-	buildErr := g.timed("build", func() error { return g.build(ctx, true) })
+	buildErr := g.timed("build", func() error { return g.build(ctx, true, g.ev.Patch.GitPaths) })
 	var h *hang
 	if errors.As(buildErr, &h) || errors.Is(buildErr, errCanceled) {
 		return Reward{}, buildErr
 	}
 	if buildErr != nil {
-		fmt.Fprintln(g.o.Log, "[grader] build failed: the trial scores 0")
-		return Score(len(g.bugs), nil, 0, applied, false), nil
+		fmt.Fprintln(g.o.Log, "[grader] build failed: the trial scores 0 and no bug is graded")
+		g.ev.BuildError = buildErr.Error()
+		return Score(len(g.bugs), nil, Visible{}, applied, false), nil
 	}
 	if err := g.timed("visible", func() error { return g.visible(ctx, true) }); err != nil {
 		return Reward{}, err
@@ -360,7 +421,7 @@ func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
 	var outcomes []BugOutcome
 	err := g.timed("bugs", func() error {
 		for _, bug := range g.bugs {
-			rep, err := g.gradeBug(ctx, bug, false)
+			rep, err := g.gradeBug(ctx, bug)
 			if err != nil {
 				return err
 			}
@@ -371,21 +432,24 @@ func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
 	if err != nil {
 		return Reward{}, err
 	}
-	return Score(len(g.bugs), outcomes, len(g.ev.Regressions), applied, true), nil
+	return Score(len(g.bugs), outcomes, Visible{Measured: g.visibleMeasured, Regressions: len(g.ev.Regressions)}, applied, true), nil
 }
 
 // gradeOracle checks the bundle itself: the pristine tree must build and pass its base tests
 // (anything else is the bundle's fault, a grader error), and each bug is graded with its own
 // oracle patch on a fresh tree, guarded as an agent's patch is.
 func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
-	if err := g.timed("reset", g.reset); err != nil {
+	if err := g.timed("reset", func() error { return g.reset(ctx) }); err != nil {
 		return Reward{}, err
 	}
-	if err := g.timed("build", func() error { return g.build(ctx, false) }); err != nil {
+	if err := g.timed("build", func() error { return g.build(ctx, false, nil) }); err != nil {
 		return Reward{}, fmt.Errorf("the pristine tree does not build: %w", err)
 	}
 	if err := g.timed("visible", func() error { return g.visible(ctx, false) }); err != nil {
 		return Reward{}, err
+	}
+	if !g.visibleMeasured {
+		return Reward{}, fmt.Errorf("the pristine tree's visible suite produced no results to read: %s", g.ev.Visible.ParseError)
 	}
 	if len(g.ev.Regressions) > 0 {
 		return Reward{}, fmt.Errorf("pristine-tree regression: %d base tests do not pass at the base: %s",
@@ -397,16 +461,29 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 			if bug.OraclePatch == "" {
 				return fmt.Errorf("bug %s has no oracle_patch", bug.ID)
 			}
-			if err := g.reset(); err != nil {
+			// As SWE-sweep: the hidden tests first, then the fix, then the build (a build may
+			// compile the tests, and a fix that changes an API builds only with its tests).
+			if err := g.reset(ctx); err != nil {
 				return err
 			}
-			if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.OraclePatch), false); err != nil {
-				return fmt.Errorf("bug %s: oracle patch does not apply: %s", bug.ID, msg)
+			if err := g.enforce("bug " + bug.ID + "'s oracle"); err != nil {
+				return err
 			}
-			if err := g.build(ctx, false); err != nil {
-				return fmt.Errorf("bug %s: build fails with the oracle patch: %w", bug.ID, err)
+			if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.TestPatch), false); err != nil {
+				return fmt.Errorf("bug %s: test patch does not apply: %s", bug.ID, msg)
 			}
-			rep, err := g.gradeBug(ctx, bug, true)
+			oracle := filepath.Join(g.o.BundleDir, bug.OraclePatch)
+			if msg, err := g.repo.Apply(oracle, false); err != nil {
+				return fmt.Errorf("bug %s: oracle patch does not apply onto its tests: %s", bug.ID, msg)
+			}
+			data, err := os.ReadFile(oracle)
+			if err != nil {
+				return err
+			}
+			if err := g.buildWithTests(ctx, append(slices.Clone(g.hidden[bug.ID]), ParsePatch(data).Paths()...)); err != nil {
+				return fmt.Errorf("bug %s: build fails with its tests and the oracle patch: %w", bug.ID, err)
+			}
+			rep, err := g.runBug(ctx, bug, true)
 			if err != nil {
 				return err
 			}
@@ -417,7 +494,7 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	if err != nil {
 		return Reward{}, err
 	}
-	return Score(len(g.bugs), outcomes, 0, true, true), nil
+	return Score(len(g.bugs), outcomes, Visible{Measured: true}, true, true), nil
 }
 
 // applyAgentPatch applies the agent's patch and puts back the test files and runner
@@ -428,8 +505,11 @@ func (g *grader) applyAgentPatch() (bool, error) {
 	g.ev.Patch = rep
 	data, err := os.ReadFile(g.o.PatchPath)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(bytes.TrimSpace(data)) == 0) {
+		// Nothing to apply is applied, as SWE-sweep counts an empty patch; a missing one is
+		// graded the same (docs/task-format.md: no patch is a measured result).
 		fmt.Fprintln(g.o.Log, "[grader] no agent patch: grading the unpatched tree")
-		return false, nil
+		rep.Applied = true
+		return true, nil
 	}
 	if err != nil {
 		return false, err
@@ -546,15 +626,33 @@ func (g *grader) enforce(step string) error {
 // stepBuild names the build step in messages and in the attribution of a hang.
 const stepBuild = "the build"
 
-// build runs the bundle's build command, if any; an error means it failed. On the agent's
-// tree (agent) a timeout is a hang, to be attributed.
-func (g *grader) build(ctx context.Context, agent bool) error {
+// build runs the bundle's build command, if any, after the guard; an error means it failed.
+// On the agent's tree (agent) a timeout is a hang, to be attributed. edited are the paths the
+// patch changed, dated ahead so that an incremental build rebuilds them.
+func (g *grader) build(ctx context.Context, agent bool, edited []string) error {
 	if g.bundle.Build == nil {
 		return nil
 	}
 	if err := g.prepare(stepBuild); err != nil {
 		return err
 	}
+	return g.runBuild(ctx, agent, edited)
+}
+
+// buildWithTests builds the oracle's tree, which holds a bug's hidden tests: the guard would
+// take them away, so the tree is only given to the test identity.
+func (g *grader) buildWithTests(ctx context.Context, edited []string) error {
+	if g.bundle.Build == nil {
+		return nil
+	}
+	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
+		return err
+	}
+	return g.runBuild(ctx, false, edited)
+}
+
+func (g *grader) runBuild(ctx context.Context, agent bool, edited []string) error {
+	freshenMtimes(g.repo.Dir, edited)
 	limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
 	rep, err := g.shell(ctx, g.bundle.Build.Command, limit, g.o.Log, nil, nil)
 	g.ev.Build = append(g.ev.Build, rep)
@@ -580,7 +678,10 @@ func (g *grader) visible(ctx context.Context, agent bool) error {
 	if err := g.prepare("the visible suite"); err != nil {
 		return err
 	}
-	rep, res, err := g.suite(ctx, g.bundle.Visible, g.bundle.Visible.Command.Command)
+	if err := dropBytecodeCaches(g.repo.Dir); err != nil {
+		return err
+	}
+	rep, res, err := g.suite(ctx, g.bundle.Visible, g.bundle.Visible.Command.Command, defaultVisibleTimeout)
 	if err != nil {
 		return err
 	}
@@ -588,35 +689,59 @@ func (g *grader) visible(ctx context.Context, agent bool) error {
 	if rep.TimedOut && agent {
 		return &hang{step: "the visible suite", command: rep.Command, limit: secs(rep.LimitSec), report: &rep.StepReport}
 	}
-	g.ev.Regressions = Regressions(g.baseTests, res)
-	if g.ev.Regressions == nil {
-		g.ev.Regressions = []string{}
+	g.ev.VisibleTests = visibleTests(res)
+	// A run with nothing to read is not visible_ok and lists no regression, as in SWE-sweep.
+	g.visibleMeasured = rep.ParseError == "" && !rep.TimedOut
+	g.ev.Regressions = []string{}
+	if g.visibleMeasured {
+		g.ev.Regressions = append(g.ev.Regressions, Regressions(g.baseTests, res)...)
 	}
 	fmt.Fprintf(g.o.Log, "[grader] visible suite: %d tests, %d regressions\n", rep.NTests, len(g.ev.Regressions))
 	return nil
 }
 
-// gradeBug applies the bug's hidden test patch, runs its fail-to-pass tests and puts the test
-// patch's paths back as they are at the base, which is how they were before (they are
-// protected), whatever the tests did to them. A test patch that does not apply leaves the bug
-// unresolved, except in oracle grading, where it is the bundle's fault.
-func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport, error) {
+// gradeBug applies the bug's hidden test patch on the agent's tree and runs its targeted
+// tests. A test patch that does not apply leaves the bug unresolved.
+func (g *grader) gradeBug(ctx context.Context, bug Bug) (BugReport, error) {
+	if err := g.enforce("bug " + bug.ID + "'s tests"); err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	testPatch := filepath.Join(g.o.BundleDir, bug.TestPatch)
+	if msg, err := g.repo.Apply(testPatch, false); err != nil {
+		data, err := os.ReadFile(testPatch)
+		if err != nil {
+			return BugReport{ID: bug.ID}, err
+		}
+		rep := BugReport{ID: bug.ID, Error: "test patch does not apply: " + msg, Targeted: orEmpty(testFuncNames(data)), BugOutcome: OutcomeOf(bug.FailToPass, nil)}
+		g.ev.Bugs = append(g.ev.Bugs, rep)
+		return rep, nil
+	}
+	return g.runBug(ctx, bug, false)
+}
+
+// runBug runs a bug's targeted tests on a tree that holds its test patch, judges the run and
+// puts the test patch's paths back as they are at the base, which is how they were before
+// (they are protected), whatever the tests did to them. Putting them back cannot fail the
+// trial: the guard puts them back again before the next step.
+func (g *grader) runBug(ctx context.Context, bug Bug, oracle bool) (BugReport, error) {
 	start := time.Now()
-	rep := BugReport{ID: bug.ID}
+	rep := BugReport{ID: bug.ID, TestApplied: true}
 	defer func() {
 		rep.Seconds = time.Since(start).Seconds()
 		g.ev.Bugs = append(g.ev.Bugs, rep)
 	}()
 	step := "bug " + bug.ID + "'s tests"
-	if err := g.enforce(step); err != nil {
+	testPatch, err := os.ReadFile(filepath.Join(g.o.BundleDir, bug.TestPatch))
+	if err != nil {
 		return rep, err
 	}
-	if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.TestPatch), false); err != nil {
-		if oracle {
-			return rep, fmt.Errorf("bug %s: test patch does not apply: %s", bug.ID, msg)
-		}
-		rep.Error = "test patch does not apply: " + msg
-		rep.BugOutcome = OutcomeOf(bug.FailToPass, nil)
+	rep.Targeted = orEmpty(testFuncNames(testPatch))
+	rep.Files = targetFiles(g.repo.Dir, g.hidden[bug.ID], g.bundle.BugTests.Format)
+	rep.BugOutcome = OutcomeOf(bug.FailToPass, nil)
+	template := g.bundle.BugTests.Command.Command
+	if strings.Contains(template, "{files}") && len(rep.Files) == 0 {
+		rep.Error = "the test patch leaves no test file to run"
+		g.putBack(&rep, bug)
 		return rep, nil
 	}
 	// The test patch is in place: the tree is only given to the test identity, since the guard
@@ -624,8 +749,11 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport,
 	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
 		return rep, err
 	}
-	command := g.bugCommand(bug)
-	suite, res, err := g.suite(ctx, g.bundle.BugTests, command)
+	if err := dropBytecodeCaches(g.repo.Dir); err != nil {
+		return rep, err
+	}
+	command := bugCommand(template, bug.FailToPass, rep.Files, rep.Targeted)
+	suite, res, err := g.suite(ctx, g.bundle.BugTests, command, defaultBugTimeout)
 	if err != nil {
 		return rep, err
 	}
@@ -633,25 +761,51 @@ func (g *grader) gradeBug(ctx context.Context, bug Bug, oracle bool) (BugReport,
 	if suite.TimedOut && !oracle {
 		return rep, &hang{step: step, command: command, bug: &bug, limit: secs(suite.LimitSec), report: &rep.Suite.StepReport}
 	}
+	if suite.ParseError != "" || suite.TimedOut {
+		rep.Error = "the targeted tests produced no results to read"
+	}
 	rep.BugOutcome = OutcomeOf(bug.FailToPass, res)
+	rep.NPassed, rep.NFailed = len(rep.Passed), len(rep.Failed)
 	rep.Resolved, rep.Partial = rep.BugOutcome.Resolved(), rep.BugOutcome.Partial()
 	fmt.Fprintf(g.o.Log, "[grader] bug %s: %d passed, %d failed, resolved=%v\n", bug.ID, len(rep.Passed), len(rep.Failed), rep.Resolved)
-	if _, _, err := g.repo.Restore(g.hidden[bug.ID]); err != nil {
-		return rep, fmt.Errorf("bug %s: cannot put its test files back: %w", bug.ID, err)
-	}
+	g.putBack(&rep, bug)
 	return rep, nil
 }
 
-func (g *grader) bugCommand(bug Bug) string {
-	return strings.ReplaceAll(g.bundle.BugTests.Command.Command, "{tests}", shellQuoteAll(bug.FailToPass))
-}
-
-func shellQuoteAll(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+// putBack puts a bug's test patch paths back as at the base; a failure is recorded, not
+// fatal (runBug).
+func (g *grader) putBack(rep *BugReport, bug Bug) {
+	if _, _, err := g.repo.Restore(g.hidden[bug.ID]); err != nil {
+		rep.RestoreError = err.Error()
+		fmt.Fprintf(g.o.Log, "[grader] bug %s: cannot put its test files back now (the guard does before the next step): %v\n", bug.ID, err)
 	}
-	return strings.Join(q, " ")
 }
 
 func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
+
+// visibleTests spells a suite's results as SWE-sweep's visible-test map does (its JUnit
+// reading: XFAIL is a skip).
+func visibleTests(res testresults.Results) map[string]string {
+	out := make(map[string]string, len(res))
+	for id, st := range res {
+		switch st {
+		case testresults.Passed:
+			out[id] = "passed"
+		case testresults.Failed:
+			out[id] = "failed"
+		case testresults.Error:
+			out[id] = "error"
+		default:
+			out[id] = "skipped"
+		}
+	}
+	return out
+}
+
+// orEmpty is s, or an empty list for nil (eval.json writes a list, never null).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

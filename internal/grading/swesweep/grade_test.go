@@ -63,7 +63,8 @@ func runAgentCases(t *testing.T, cases []agentCase) {
 func TestGradeAgentPatch(t *testing.T) {
 	binary := string([]byte{0, 1, 2, 0xff, 0xfe, '\n', 0, 7})
 	runAgentCases(t, []agentCase{
-		{name: "no patch", want: Reward{NSubtasks: 2, VisibleOK: 1, AgentBuildOK: 1}},
+		{name: "no patch", want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{name: "empty patch", edits: map[string]string{}, want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
 		{name: "full fix", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
 			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {
@@ -82,7 +83,9 @@ func TestGradeAgentPatch(t *testing.T) {
 		{name: "partial fix", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")},
 			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {
-				want := BugOutcome{Passed: []string{"tests/test_bug_add.py::test_add"}, Failed: []string{"tests/test_bug_add.py::test_add_negative"}}
+				want := BugOutcome{Passed: []string{"tests/test_bug_add.py::test_add"}, Failed: []string{"tests/test_bug_add.py::test_add_negative"},
+					F2PPassed: []string{"tests/test_bug_add.py::test_add"}, P2PPassed: []string{},
+					F2PFailed: []string{"tests/test_bug_add.py::test_add_negative"}, P2PFailed: []string{}}
 				if d := cmp.Diff(want, ev.Bugs[0].BugOutcome); d != "" {
 					t.Errorf("bug add (-want +got):\n%s", d)
 				}
@@ -159,12 +162,28 @@ func TestGradeAgentPatchTestEditsUndone(t *testing.T) {
 // TestGradeAgentPatchBuild checks the bundle's build step.
 func TestGradeAgentPatchBuild(t *testing.T) {
 	runAgentCases(t, []agentCase{
-		{name: "build failure scores 0", edits: map[string]string{"calc.py": "def add(:\n"},
+		// As SWE-sweep: a failed build grades no bug, so n_subtasks is 0.
+		{name: "build failure scores 0 and grades no bug", edits: map[string]string{"calc.py": "def add(:\n"},
 			edit: func(b *Bundle) { b.Build = &Command{Command: "python3 -c 'import calc'"} },
-			want: Reward{NSubtasks: 2, AgentPatchApplied: 1},
+			want: Reward{AgentPatchApplied: 1},
 			check: func(t *testing.T, ev Eval) {
-				if len(ev.Build) != 1 || ev.Build[0].ExitCode != 1 || ev.Visible != nil {
-					t.Errorf("build = %+v, visible = %+v", ev.Build, ev.Visible)
+				if len(ev.Build) != 1 || ev.Build[0].ExitCode != 1 || ev.Visible != nil || len(ev.Bugs) != 0 {
+					t.Errorf("build = %+v, visible = %+v, bugs = %+v", ev.Build, ev.Visible, ev.Bugs)
+				}
+				if ev.BuildError == "" || ev.AgentBuildOK || ev.VisibleOK || ev.NSubtasks != 0 || len(ev.Subtasks) != 0 || len(ev.Regressions) != 0 {
+					t.Errorf("SWE-sweep fields = %+v, build_error %q", ev.SweepEval, ev.BuildError)
+				}
+			}},
+		{name: "default timeouts are SWE-sweep's", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				b.Build = &Command{Command: "python3 -c 'import calc'"}
+				b.Visible.TimeoutSec, b.BugTests.TimeoutSec = 0, 0
+			},
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				got := []float64{ev.Build[0].LimitSec, ev.Visible.LimitSec, ev.Bugs[0].Suite.LimitSec}
+				if d := cmp.Diff([]float64{7200, 3600, 900}, got); d != "" {
+					t.Errorf("limits of build, visible, bug tests (-want +got):\n%s", d)
 				}
 			}},
 		{name: "passing build", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
@@ -237,6 +256,9 @@ func TestGradePatchThatDoesNotApply(t *testing.T) {
 	sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
 	if ev.Patch.Applied || !strings.Contains(ev.Patch.ApplyError, "patch failed: calc.py") {
 		t.Errorf("patch report = %+v", ev.Patch)
+	}
+	if ev.AgentPatchApplied || ev.AgentPatchError == nil || *ev.AgentPatchError != ev.Patch.ApplyError {
+		t.Errorf("SWE-sweep fields = %+v", ev.SweepEval)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -137,7 +138,36 @@ func newGuard(repo steps.Repo, tests testMatcher, hidden []string) (*guard, erro
 }
 
 func (g *guard) protected(p string) bool {
-	return g.tests.isTest(p) || g.hidden[p] || isRunnerConfig(p, g.baseTop)
+	return g.tests.isTest(p) || isConventionalTest(p) || g.hidden[p] || isRunnerConfig(p, g.baseTop)
+}
+
+// conventionalTestSuffixes end the names of test files by their framework's convention.
+var (
+	conventionalTestSuffixes = []string{"_test.py", "_test.go", "_test.c", "_test.cc", "_test.cpp", "Test.java", "_test.v", "_test.exs", ".vv"}
+	scriptTestFile           = regexp.MustCompile(`\.(?:test|spec|tests)\.[cm]?[jt]sx?$`)
+)
+
+// isConventionalTest reports whether p is a test file by SWE-sweep's rule, which holds
+// whatever the bundle's test_paths say: a file under a directory named test, tests or
+// __tests__ at any depth, a test_* file, a file with a test suffix of its framework, or a
+// conftest.py.
+func isConventionalTest(p string) bool {
+	segs := strings.Split(p, "/")
+	base := segs[len(segs)-1]
+	for _, d := range segs[:len(segs)-1] {
+		if d == "test" || d == "tests" || d == "__tests__" {
+			return true
+		}
+	}
+	if strings.HasPrefix(base, "test_") || base == "conftest.py" || scriptTestFile.MatchString(base) {
+		return true
+	}
+	for _, suf := range conventionalTestSuffixes {
+		if strings.HasSuffix(base, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // digest identifies a file's type and content without following a symlink.

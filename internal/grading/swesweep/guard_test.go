@@ -46,3 +46,20 @@ func TestReadDifferently(t *testing.T) {
 		})
 	}
 }
+
+// TestIsConventionalTest: SWE-sweep's test-file rule, which the guard applies whatever the
+// bundle's test_paths say.
+func TestIsConventionalTest(t *testing.T) {
+	for p, want := range map[string]bool{
+		"tests/test_a.py": true, "src/pkg/tests/helpers.py": true, "lib/test/util.c": true, "web/__tests__/x.js": true,
+		"pkg/test_util.py": true, "test_data.json": true, "pkg/mod_test.py": true, "x_test.go": true, "a_test.cc": true,
+		"FooTest.java": true, "b_test.v": true, "c_test.exs": true, "d.vv": true, "e.test.ts": true, "f.spec.mjs": true,
+		"g.tests.jsx": true, "sub/conftest.py": true,
+		"src/calc.py": false, "attest/x.py": false, "testsuite.py": false, "pkg/testing/x.py": false, "tests.py": false,
+		"contest.py": false, "e.test.rs": false, "Testing.java": false,
+	} {
+		if got := isConventionalTest(p); got != want {
+			t.Errorf("isConventionalTest(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -46,7 +46,7 @@ func (h *headWriter) Write(p []byte) (int, error) {
 // its end; other formats are read from the output or the report file. Results that cannot be
 // read count as no results (every expected test missing), not as a grader failure: the
 // agent's change may be what broke the report.
-func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteReport, testresults.Results, error) {
+func (g *grader) suite(ctx context.Context, s Suite, command string, defaultSec float64) (*SuiteReport, testresults.Results, error) {
 	out, err := os.CreateTemp(g.scratch, "suite-*.log")
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +78,7 @@ func (g *grader) suite(ctx context.Context, s Suite, command string) (*SuiteRepo
 	if channel != nil {
 		withEnv, extra = channel.Env, channel.ExtraFiles()
 	}
-	limit := g.limit(s.TimeoutSec, defaultSuiteTimeout)
+	limit := g.limit(s.TimeoutSec, defaultSec)
 	step, err := g.shell(ctx, command, limit, io.MultiWriter(g.o.Log, &headWriter{w: out, left: maxSuiteOutput}), withEnv, extra)
 	rep := &SuiteReport{StepReport: step, Counts: map[testresults.Status]int{}}
 	if err != nil {

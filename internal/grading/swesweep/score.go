@@ -1,41 +1,74 @@
 package swesweep
 
 import (
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
-// BugOutcome sorts a bug's fail-to-pass tests by their result. A missing test counts as
-// failed; SKIPPED and XFAIL count as neither, so an all-skipped bug is not resolved.
+// BugOutcome is a bug's targeted run, judged as SWE-sweep judges it: over every test the run
+// reported, not only the fail-to-pass ones. Passed and Failed (FAILED or ERROR) are the whole
+// run's; SKIPPED and XFAIL count as neither. A fail-to-pass test the run did not report is
+// Missing and counts as neither passed nor failed.
 type BugOutcome struct {
-	Passed []string `json:"passed"`
-	Failed []string `json:"failed"`
-	Other  []string `json:"other,omitempty"`
+	Passed    []string `json:"passed"`
+	Failed    []string `json:"failed"`
+	Other     []string `json:"other,omitempty"`
+	F2PPassed []string `json:"f2p_passed"`
+	P2PPassed []string `json:"p2p_passed"`
+	F2PFailed []string `json:"f2p_failed"`
+	P2PFailed []string `json:"p2p_failed"`
+	Missing   []string `json:"missing,omitempty"`
 }
 
-// OutcomeOf reads the fail-to-pass tests' results.
+// OutcomeOf judges a bug's targeted run res; failToPass splits its tests into the bug's own
+// (f2p) and the others the run reported (p2p).
 func OutcomeOf(failToPass []string, res testresults.Results) BugOutcome {
-	var o BugOutcome
+	f2p := map[string]bool{}
 	for _, id := range failToPass {
-		switch st, ok := res[id]; {
-		case !ok || st == testresults.Failed || st == testresults.Error:
-			o.Failed = append(o.Failed, id)
-		case st == testresults.Passed:
+		f2p[id] = true
+	}
+	o := BugOutcome{Passed: []string{}, Failed: []string{}, F2PPassed: []string{}, P2PPassed: []string{}, F2PFailed: []string{}, P2PFailed: []string{}}
+	for _, id := range slices.Sorted(maps.Keys(res)) {
+		switch st := res[id]; st {
+		case testresults.Passed:
 			o.Passed = append(o.Passed, id)
+			if f2p[id] {
+				o.F2PPassed = append(o.F2PPassed, id)
+			} else {
+				o.P2PPassed = append(o.P2PPassed, id)
+			}
+		case testresults.Failed, testresults.Error:
+			o.Failed = append(o.Failed, id)
+			if f2p[id] {
+				o.F2PFailed = append(o.F2PFailed, id)
+			} else {
+				o.P2PFailed = append(o.P2PFailed, id)
+			}
 		default:
 			o.Other = append(o.Other, id)
 		}
 	}
+	for _, id := range failToPass {
+		if _, ok := res[id]; !ok {
+			o.Missing = append(o.Missing, id)
+		}
+	}
+	sort.Strings(o.Missing)
 	return o
 }
 
-// Resolved: none failed and at least one passed.
+// Resolved: nothing in the targeted run failed and something passed.
 func (o BugOutcome) Resolved() bool { return len(o.Failed) == 0 && len(o.Passed) > 0 }
 
-// Partial: some passed, some failed.
-func (o BugOutcome) Partial() bool { return len(o.Failed) > 0 && len(o.Passed) > 0 }
+// Partial: not resolved, but some fail-to-pass test passed and no other test of the run failed.
+func (o BugOutcome) Partial() bool {
+	return !o.Resolved() && len(o.P2PFailed) == 0 && len(o.F2PPassed) > 0
+}
 
 // Regressions are the base-passing tests that do not pass now, missing ones included.
 func Regressions(baseTests []string, res testresults.Results) []string {
@@ -77,19 +110,41 @@ func (r Reward) Result() reward.Result {
 	}
 }
 
-// Score computes the reward of one trial: 0 when the build failed or anything regressed,
-// else the fraction of bugs resolved.
-func Score(nBugs int, outcomes []BugOutcome, regressions int, patchApplied, buildOK bool) Reward {
-	r := Reward{NSubtasks: nBugs, NRegressions: regressions, AgentPatchApplied: b2i(patchApplied), AgentBuildOK: b2i(buildOK)}
-	r.VisibleOK = b2i(buildOK && regressions == 0)
+// Visible is what the visible suite showed: Measured is false when it produced no results to
+// read (SWE-sweep: not visible_ok, with no regressions listed).
+type Visible struct {
+	Measured    bool
+	Regressions int
+}
+
+// Score computes the reward of one trial as SWE-sweep does: a failed build grades no bug
+// (n_subtasks 0); otherwise the reward is 0 when the visible suite was not measured or
+// anything regressed, else the fraction of bugs resolved, rounded to 4 places.
+func Score(nBugs int, outcomes []BugOutcome, visible Visible, patchApplied, buildOK bool) Reward {
+	r := Reward{AgentPatchApplied: b2i(patchApplied), AgentBuildOK: b2i(buildOK)}
+	if !buildOK {
+		return r
+	}
+	r.NSubtasks, r.NRegressions = nBugs, visible.Regressions
+	r.VisibleOK = b2i(visible.Measured && visible.Regressions == 0)
 	for _, o := range outcomes {
 		r.NResolved += b2i(o.Resolved())
 		r.NPartial += b2i(o.Partial())
 	}
 	if r.VisibleOK == 1 && nBugs > 0 {
-		r.Reward = float64(r.NResolved) / float64(nBugs)
+		r.Reward = round4(float64(r.NResolved) / float64(nBugs))
 	}
 	return r
+}
+
+// round4 rounds to 4 decimal places as Python's round(x, 4) does: the nearest 4-place decimal
+// to the exact binary value, ties to even.
+func round4(x float64) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
+	if err != nil { // FormatFloat's output always parses
+		return x
+	}
+	return v
 }
 
 func b2i(b bool) int {

@@ -1,8 +1,12 @@
 package swesweep
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -62,47 +66,83 @@ func TestTestMatcher(t *testing.T) {
 }
 
 func TestScore(t *testing.T) {
-	resolved := BugOutcome{Passed: []string{"a"}}
-	partial := BugOutcome{Passed: []string{"a"}, Failed: []string{"b"}}
-	failed := BugOutcome{Failed: []string{"a"}}
-	skipped := BugOutcome{Other: []string{"a"}}
+	resolved := OutcomeOf([]string{"a"}, testresults.Results{"a": testresults.Passed})
+	partial := OutcomeOf([]string{"a", "b"}, testresults.Results{"a": testresults.Passed, "b": testresults.Failed})
+	failed := OutcomeOf([]string{"a"}, testresults.Results{"a": testresults.Failed})
+	skipped := OutcomeOf([]string{"a"}, testresults.Results{"a": testresults.Skipped})
+	measured := Visible{Measured: true}
 	for _, tc := range []struct {
-		name        string
-		nBugs       int
-		outcomes    []BugOutcome
-		regressions int
-		applied     bool
-		buildOK     bool
-		want        Reward
+		name     string
+		nBugs    int
+		outcomes []BugOutcome
+		visible  Visible
+		applied  bool
+		buildOK  bool
+		want     Reward
 	}{
-		{"all resolved", 2, []BugOutcome{resolved, resolved}, 0, true, true,
+		{"all resolved", 2, []BugOutcome{resolved, resolved}, measured, true, true,
 			Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
-		{"partial and failed", 4, []BugOutcome{resolved, partial, failed, skipped}, 0, true, true,
+		{"partial and failed", 4, []BugOutcome{resolved, partial, failed, skipped}, measured, true, true,
 			Reward{Reward: 0.25, NSubtasks: 4, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
-		{"regression zeroes the reward", 2, []BugOutcome{resolved, resolved}, 3, true, true,
+		{"reward rounded to 4 places", 3, []BugOutcome{resolved, failed, failed}, measured, true, true,
+			Reward{Reward: 0.3333, NSubtasks: 3, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{"2/3 rounds up", 3, []BugOutcome{resolved, resolved, failed}, measured, true, true,
+			Reward{Reward: 0.6667, NSubtasks: 3, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{"regression zeroes the reward", 2, []BugOutcome{resolved, resolved}, Visible{Measured: true, Regressions: 3}, true, true,
 			Reward{NSubtasks: 2, NResolved: 2, NRegressions: 3, AgentPatchApplied: 1, AgentBuildOK: 1}},
-		{"build failure", 2, nil, 0, true, false, Reward{NSubtasks: 2, AgentPatchApplied: 1}},
-		{"unapplied patch", 1, []BugOutcome{failed}, 0, false, true, Reward{NSubtasks: 1, VisibleOK: 1, AgentBuildOK: 1}},
+		{"unmeasured visible suite zeroes the reward", 2, []BugOutcome{resolved, resolved}, Visible{}, true, true,
+			Reward{NSubtasks: 2, NResolved: 2, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{"build failure grades no bug", 2, nil, Visible{}, true, false, Reward{AgentPatchApplied: 1}},
+		{"unapplied patch", 1, []BugOutcome{failed}, measured, false, true, Reward{NSubtasks: 1, VisibleOK: 1, AgentBuildOK: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if d := cmp.Diff(tc.want, Score(tc.nBugs, tc.outcomes, tc.regressions, tc.applied, tc.buildOK)); d != "" {
+			if d := cmp.Diff(tc.want, Score(tc.nBugs, tc.outcomes, tc.visible, tc.applied, tc.buildOK)); d != "" {
 				t.Error(d)
 			}
 		})
 	}
 }
 
-func TestOutcomeAndRegressions(t *testing.T) {
-	res := testresults.Results{"p": testresults.Passed, "f": testresults.Failed, "e": testresults.Error,
-		"s": testresults.Skipped, "x": testresults.XFail}
-	got := OutcomeOf([]string{"p", "f", "e", "s", "x", "missing"}, res)
-	want := BugOutcome{Passed: []string{"p"}, Failed: []string{"f", "e", "missing"}, Other: []string{"s", "x"}}
+// TestOutcomeOf: a bug is judged over its whole targeted run, as SWE-sweep judges it.
+func TestOutcomeOf(t *testing.T) {
+	p, f, e, s, x := testresults.Passed, testresults.Failed, testresults.Error, testresults.Skipped, testresults.XFail
+	for _, tc := range []struct {
+		name              string
+		f2p               []string
+		res               testresults.Results
+		resolved, partial bool
+		missing           []string
+	}{
+		{name: "all f2p pass", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": p}, resolved: true},
+		{name: "a missing f2p test counts as neither", f2p: []string{"a", "b"}, res: testresults.Results{"a": p}, resolved: true, missing: []string{"b"}},
+		{name: "every f2p missing, another test of the run passes", f2p: []string{"a"}, res: testresults.Results{"other": p}, resolved: true, missing: []string{"a"}},
+		{name: "nothing ran", f2p: []string{"a"}, res: nil, missing: []string{"a"}},
+		{name: "another test of the run fails", f2p: []string{"a"}, res: testresults.Results{"a": p, "other": f}},
+		{name: "an f2p error", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": e}, partial: true},
+		{name: "f2p failed, another failed too: not partial", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": f, "other": f}},
+		{name: "all skipped", f2p: []string{"a", "b"}, res: testresults.Results{"a": s, "b": x}},
+		{name: "only p2p passes, f2p fails", f2p: []string{"a"}, res: testresults.Results{"a": f, "other": p}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := OutcomeOf(tc.f2p, tc.res)
+			if o.Resolved() != tc.resolved || o.Partial() != tc.partial {
+				t.Errorf("resolved, partial = %v, %v; want %v, %v (%+v)", o.Resolved(), o.Partial(), tc.resolved, tc.partial, o)
+			}
+			if d := cmp.Diff(tc.missing, o.Missing); d != "" {
+				t.Errorf("missing (-want +got):\n%s", d)
+			}
+		})
+	}
+	got := OutcomeOf([]string{"p", "f", "missing"}, testresults.Results{"p": p, "f": f, "e": e, "s": s, "q": p})
+	want := BugOutcome{Passed: []string{"p", "q"}, Failed: []string{"e", "f"}, Other: []string{"s"},
+		F2PPassed: []string{"p"}, P2PPassed: []string{"q"}, F2PFailed: []string{"f"}, P2PFailed: []string{"e"}, Missing: []string{"missing"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("OutcomeOf (-want +got):\n%s", d)
 	}
-	if OutcomeOf([]string{"s"}, res).Resolved() {
-		t.Error("an all-skipped bug counts as resolved")
-	}
+}
+
+func TestRegressions(t *testing.T) {
+	res := testresults.Results{"p": testresults.Passed, "s": testresults.Skipped, "x": testresults.XFail}
 	if d := cmp.Diff([]string{"missing", "s", "x"}, Regressions([]string{"p", "x", "s", "missing"}, res)); d != "" {
 		t.Errorf("Regressions (-want +got):\n%s", d)
 	}
@@ -157,5 +197,55 @@ func TestLoadBundleRejects(t *testing.T) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestFreshenMtimes: the files a patch edits, and the C sources beside an edited header, are
+// dated ahead so that an incremental build rebuilds them.
+func TestFreshenMtimes(t *testing.T) {
+	dir := t.TempDir()
+	sweeptest.WriteFiles(t, dir, map[string]string{"src/a.h": "", "src/a.c": "", "src/b.cpp": "", "src/notes.txt": "", "lib/x.py": "", "lib/y.py": ""})
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"src/a.h", "src/a.c", "src/b.cpp", "src/notes.txt", "lib/x.py", "lib/y.py"} {
+		if err := os.Chtimes(filepath.Join(dir, p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	freshenMtimes(dir, []string{"src/a.h", "lib/x.py", "gone.py"})
+	for p, want := range map[string]bool{"src/a.h": true, "src/a.c": true, "src/b.cpp": true, "src/notes.txt": false, "lib/x.py": true, "lib/y.py": false} {
+		info, err := os.Stat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.ModTime().After(time.Now()); got != want {
+			t.Errorf("%s dated ahead = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestEvalJSONSweepKeys: eval.json names SWE-sweep's headline fields by reward.json's keys, as
+// booleans and counts, and reads them back.
+func TestEvalJSONSweepKeys(t *testing.T) {
+	in := Eval{Schema: EvalSchema, Regressions: []string{}, SweepEval: SweepEval{Score: 0.5, VisibleOK: true, AgentPatchApplied: true, NSubtasks: 2, NResolved: 1, NPartial: 1}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"visible_ok": true, "agent_patch_applied": true, "agent_build_ok": false, "n_subtasks": 2.0, "n_resolved": 1.0, "n_partial": 1.0, "score": 0.5, "schema": EvalSchema}
+	for k, v := range want {
+		if d := cmp.Diff(v, raw[k]); d != "" {
+			t.Errorf("%s (-want +got):\n%s", k, d)
+		}
+	}
+	var out Eval
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(in.SweepEval, out.SweepEval); d != "" {
+		t.Errorf("read back (-want +got):\n%s", d)
 	}
 }

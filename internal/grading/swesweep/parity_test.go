@@ -1,0 +1,271 @@
+package swesweep
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+)
+
+// The tests of this file each show one rule of SWE-sweep's grader that ours follows
+// (docs/task-format.md, "SWE-sweep parity").
+
+// targetedRun makes bug_tests run the test files of the bug's test patch narrowed to the test
+// functions it adds, as SWE-sweep's pytest suite does.
+func targetedRun(b *Bundle) {
+	b.BugTests.Command.Command = strings.Replace(b.BugTests.Command.Command, "{tests}", "{files} {names}", 1)
+}
+
+// TestParityBugJudgedOverItsWholeRun: a bug is judged over every test its targeted run
+// reports; a fail-to-pass test the run does not report counts as neither passed nor failed.
+func TestParityBugJudgedOverItsWholeRun(t *testing.T) {
+	runAgentCases(t, []agentCase{
+		{name: "the targeted run is the test patch's files narrowed to its test functions", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: targetedRun,
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				add := ev.Bugs[0]
+				if d := cmp.Diff([]string{"tests/test_bug_add.py"}, add.Files); d != "" {
+					t.Errorf("files (-want +got):\n%s", d)
+				}
+				if d := cmp.Diff([]string{"test_add", "test_add_negative"}, add.Targeted); d != "" {
+					t.Errorf("targeted (-want +got):\n%s", d)
+				}
+				if !strings.HasSuffix(add.Suite.Command, " 'tests/test_bug_add.py' -k 'test_add or test_add_negative'") {
+					t.Errorf("command = %q", add.Suite.Command)
+				}
+			}},
+		{name: "a fail-to-pass test missing from the run counts as neither", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				targetedRun(b)
+				b.Bugs[0].FailToPass = append(b.Bugs[0].FailToPass, "tests/test_bug_add.py::test_add_gone")
+			},
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if d := cmp.Diff([]string{"tests/test_bug_add.py::test_add_gone"}, ev.Bugs[0].Missing); d != "" {
+					t.Errorf("missing (-want +got):\n%s", d)
+				}
+			}},
+		// test_add_negative is no fail-to-pass test of the bug here, but its run reports it
+		// failing: the bug is neither resolved nor partial.
+		{name: "another test of the run that fails leaves the bug unresolved and not partial", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				targetedRun(b)
+				b.Bugs[0].FailToPass = []string{"tests/test_bug_add.py::test_add"}
+			},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				add := ev.Bugs[0]
+				if d := cmp.Diff([]string{"tests/test_bug_add.py::test_add_negative"}, add.P2PFailed); d != "" || add.Resolved || add.Partial {
+					t.Errorf("bug add = %+v; p2p failed (-want +got):\n%s", add, d)
+				}
+			}},
+		{name: "partial: a fail-to-pass test passed and no other test failed", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")},
+			edit: targetedRun,
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{name: "a test patch that leaves no test file resolves nothing", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				b.BugTests.Command.Command = "true {files}"
+				b.BugTests.Format = "pytest"
+			},
+			want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+	})
+}
+
+// TestParityEvalJSON: eval.json carries SWE-sweep's fields, the visible-test map among them,
+// so that a trial can be re-scored offline.
+func TestParityEvalJSON(t *testing.T) {
+	runAgentCases(t, []agentCase{
+		{name: "full fix", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, ""), "notes.txt": "x\n"},
+			edit: func(b *Bundle) { b.Version = "v3" },
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				s := ev.SweepEval
+				if s.Version != "v3" || s.Oracle || s.Score != 1 || !s.VisibleOK || !s.AgentPatchApplied || !s.AgentBuildOK ||
+					s.AgentPatchError != nil || s.NSubtasks != 2 || s.NResolved != 2 || s.NPartial != 0 || len(s.EvaluatedAt) != len("20060102T150405") {
+					t.Errorf("SWE-sweep fields = %+v", s)
+				}
+				want := map[string]string{"tests/test_visible.py::test_neg": "passed", "tests/test_visible.py::test_add_zero": "passed"}
+				if d := cmp.Diff(want, ev.VisibleTests); d != "" {
+					t.Errorf("visible_tests (-want +got):\n%s", d)
+				}
+				wantBug := SweepBug{SubtaskID: "mul", Resolved: true, TestApplied: true, Targeted: []string{"test_mul"}, NPassed: 1,
+					Detail: map[string]any{}, HasSplit: true, F2PPassed: []string{"tests/test_bug_mul.py::test_mul"},
+					P2PPassed: []string{}, F2PFailed: []string{}, P2PFailed: []string{}}
+				if len(s.Subtasks) != 2 {
+					t.Fatalf("subtasks = %+v", s.Subtasks)
+				}
+				got := s.Subtasks[1]
+				got.DurationS = 0
+				if d := cmp.Diff(wantBug, got); d != "" {
+					t.Errorf("subtask mul (-want +got):\n%s", d)
+				}
+				wantStats := &PatchSummary{FilesEdited: []string{"calc.py", "notes.txt"}, LinesAdded: 3, LinesRemoved: 2,
+					TargetFiles: []string{"calc.py"}, OnTargetFiles: []string{"calc.py"}, OffTargetFiles: []string{"notes.txt"}, TargetCoveragePct: 100}
+				if d := cmp.Diff(wantStats, s.PatchSummary); d != "" {
+					t.Errorf("patch_stats (-want +got):\n%s", d)
+				}
+			}},
+		{name: "no patch: nothing to apply is applied", edits: nil, want: Reward{NSubtasks: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if ev.AgentPatchError != nil || !ev.AgentPatchApplied || !ev.Patch.Applied || ev.Patch.Present {
+					t.Errorf("no patch: %+v, %+v", ev.SweepEval, ev.Patch)
+				}
+			}},
+	})
+}
+
+// TestParityRevertedEdits: the agent's edits to test files by SWE-sweep's rule are undone
+// whatever the bundle's test_paths say (a helper in a nested tests/ directory), and so is
+// runner configuration, which SWE-sweep leaves (pyproject.toml, setup.cfg: a defense kept).
+func TestParityRevertedEdits(t *testing.T) {
+	files := map[string]string{"pkg/__init__.py": "", "pkg/tests/__init__.py": "", "pkg/tests/helpers.py": "EXPECTED = -2\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	files["tests/test_visible.py"] += "\n\ndef test_helper():\n    from pkg.tests.helpers import EXPECTED\n    assert neg(2) == EXPECTED\n"
+	f := newFixtureOf(t, files, func(b *Bundle) { b.TestPaths = []string{"tests/**"} })
+	sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `["tests/test_visible.py::test_neg", "tests/test_visible.py::test_add_zero", "tests/test_visible.py::test_helper"]`})
+	patch := f.agentPatch(t, map[string]string{
+		"calc.py":              calc(fixedAdd, fixedMul, brokenNeg),
+		"pkg/tests/helpers.py": "EXPECTED = 2\n",
+		"pyproject.toml":       "[tool.pytest.ini_options]\naddopts = \"-k 'not test_neg and not test_helper'\"\n",
+		"setup.cfg":            "[tool:pytest]\naddopts = -k 'not test_neg'\n",
+	})
+	out := t.TempDir()
+	got, err := Run(context.Background(), f.options(patch, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(Reward{NSubtasks: 2, NResolved: 2, NRegressions: 2, AgentPatchApplied: 1, AgentBuildOK: 1}.Result(), got); d != "" {
+		t.Errorf("reward (-want +got):\n%s", d)
+	}
+	var ev Eval
+	sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+	if d := cmp.Diff([]string{"pkg/tests/helpers.py"}, ev.Patch.RestoredTestFiles); d != "" {
+		t.Errorf("restored (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"pyproject.toml", "setup.cfg"}, ev.Patch.RemovedTestFiles); d != "" {
+		t.Errorf("removed (-want +got):\n%s", d)
+	}
+}
+
+// TestParitySetup: the setup command runs once on the pristine tree before anything else; what
+// it leaves ignored stays for the build, and a failure is the grader's.
+func TestParitySetup(t *testing.T) {
+	files := map[string]string{".gitignore": "*.done\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	t.Run("runs before the build", func(t *testing.T) {
+		f := newFixtureOf(t, files, func(b *Bundle) {
+			b.Setup = &Command{Command: "touch setup.done"}
+			b.Build = &Command{Command: "test -f setup.done"}
+		})
+		out := t.TempDir()
+		got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")}), out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["reward"] != 1 {
+			t.Errorf("reward = %v", got)
+		}
+		var ev Eval
+		sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+		if ev.Setup == nil || ev.Setup.ExitCode != 0 || ev.Setup.LimitSec != 600 {
+			t.Errorf("setup = %+v", ev.Setup)
+		}
+	})
+	t.Run("a failure is the grader's", func(t *testing.T) {
+		f := newFixtureOf(t, files, func(b *Bundle) { b.Setup = &Command{Command: "exit 3"} })
+		_, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), t.TempDir()))
+		sweeptest.ErrorContains(t, err, "the setup command exited with 3 on the pristine tree")
+	})
+}
+
+// TestParityBytecodePurge: a stale __pycache__ the image left (its .pyc matches calc.py's
+// size and mtime, but holds other code) is removed before the tests run, so the tests run the
+// source.
+func TestParityBytecodePurge(t *testing.T) {
+	files := map[string]string{".gitignore": "__pycache__/\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	f := newFixtureOf(t, files, nil)
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(f.repo, "calc.py")
+	stamp := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	// fixedAdd is as long as the injected add: the forged cache matches calc.py's size.
+	sweeptest.WriteFiles(t, f.repo, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")})
+	if err := os.Chtimes(src, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	sweeptest.Run(t, f.repo, python, "-c", "import py_compile; py_compile.compile('calc.py', doraise=True)")
+	sweeptest.Run(t, f.repo, "git", "checkout", "--", "calc.py")
+	if err := os.Chtimes(src, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["n_resolved"] != 0 {
+		t.Errorf("the stale bytecode was run: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.repo, "__pycache__")); !os.IsNotExist(err) {
+		t.Errorf("__pycache__ is still there: %v", err)
+	}
+}
+
+// TestParityOracleBuildsWithItsTests: oracle grading applies a bug's tests, then its fix,
+// then builds, as SWE-sweep does.
+func TestParityOracleBuildsWithItsTests(t *testing.T) {
+	f := newFixture(t, func(b *Bundle) {
+		b.Build = &Command{Command: "ls tests/test_bug_*.py 2>/dev/null | sed 's/^/built with /'; true"}
+	})
+	var log strings.Builder
+	o := Options{BundleDir: f.bundle, OutDir: t.TempDir(), Oracle: true, TestUser: testUser, Log: &log}
+	got, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["reward"] != 1 {
+		t.Errorf("reward = %v", got)
+	}
+	for _, want := range []string{"built with tests/test_bug_add.py\n", "built with tests/test_bug_mul.py\n"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the build's output lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// TestParityHiddenTestRevertNeverFails: a hidden test that replaces its own file with a
+// directory, or deletes it, leaves the trial graded; the guard puts its paths back.
+func TestParityHiddenTestRevertNeverFails(t *testing.T) {
+	selfReplacing := "import os, shutil\nfrom calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\n" +
+		"def test_zz_replace_self():\n    os.remove(__file__)\n    os.makedirs(os.path.join(__file__, 'deep', 'er'))\n"
+	f := newFixture(t, nil)
+	sweeptest.WriteFiles(t, f.repo, map[string]string{"tests/test_bug_mul.py": selfReplacing})
+	sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": sweeptest.Diff(t, f.repo, "baseline")})
+	sweeptest.Run(t, f.repo, "git", "clean", "-fdq")
+	out := t.TempDir()
+	got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")}), out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["n_resolved"] != 2 || got["grader_failed"] != 0 {
+		t.Errorf("reward = %v", got)
+	}
+	if _, err := os.Lstat(filepath.Join(f.repo, "tests", "test_bug_mul.py")); !os.IsNotExist(err) {
+		t.Errorf("the hidden test's path is still there: %v", err)
+	}
+}
