@@ -162,15 +162,16 @@ func TestGradeAgentPatchTestEditsUndone(t *testing.T) {
 // TestGradeAgentPatchBuild checks the bundle's build step.
 func TestGradeAgentPatchBuild(t *testing.T) {
 	runAgentCases(t, []agentCase{
-		// As SWE-sweep: a failed build grades no bug, so n_subtasks is 0.
+		// A failed build grades no bug but counts them all, unresolved (SWE-sweep writes
+		// n_subtasks 0, which would take the task out of the score: docs/task-format.md).
 		{name: "build failure scores 0 and grades no bug", edits: map[string]string{"calc.py": "def add(:\n"},
 			edit: func(b *Bundle) { b.Build = &Command{Command: "python3 -c 'import calc'"} },
-			want: Reward{AgentPatchApplied: 1},
+			want: Reward{NSubtasks: 2, AgentPatchApplied: 1},
 			check: func(t *testing.T, ev Eval) {
 				if len(ev.Build) != 1 || ev.Build[0].ExitCode != 1 || ev.Visible != nil || len(ev.Bugs) != 0 {
 					t.Errorf("build = %+v, visible = %+v, bugs = %+v", ev.Build, ev.Visible, ev.Bugs)
 				}
-				if ev.BuildError == "" || ev.AgentBuildOK || ev.VisibleOK || ev.NSubtasks != 0 || len(ev.Subtasks) != 0 || len(ev.Regressions) != 0 {
+				if ev.BuildError == "" || ev.AgentBuildOK || ev.VisibleOK || ev.NSubtasks != 2 || len(ev.Subtasks) != 0 || len(ev.Regressions) != 0 {
 					t.Errorf("SWE-sweep fields = %+v, build_error %q", ev.SweepEval, ev.BuildError)
 				}
 			}},

@@ -23,6 +23,8 @@ type BugOutcome struct {
 	F2PFailed []string `json:"f2p_failed"`
 	P2PFailed []string `json:"p2p_failed"`
 	Missing   []string `json:"missing,omitempty"`
+	// F2PSkipped are fail-to-pass tests the run skipped (or marked xfail).
+	F2PSkipped []string `json:"f2p_skipped,omitempty"`
 }
 
 // OutcomeOf judges a bug's targeted run res; failToPass splits its tests into the bug's own
@@ -51,6 +53,9 @@ func OutcomeOf(failToPass []string, res testresults.Results) BugOutcome {
 			}
 		default:
 			o.Other = append(o.Other, id)
+			if f2p[id] {
+				o.F2PSkipped = append(o.F2PSkipped, id)
+			}
 		}
 	}
 	for _, id := range failToPass {
@@ -62,8 +67,13 @@ func OutcomeOf(failToPass []string, res testresults.Results) BugOutcome {
 	return o
 }
 
-// Resolved: nothing in the targeted run failed and something passed.
-func (o BugOutcome) Resolved() bool { return len(o.Failed) == 0 && len(o.Passed) > 0 }
+// Resolved: nothing in the targeted run failed, and the bug's own tests show the fix: one of
+// its fail-to-pass tests passed and none was skipped. SWE-sweep asks only that something in the
+// run passed; then code under test that skips or renames the hidden tests resolves a bug it did
+// not fix, while the run's other tests pass (docs/security.md, docs/task-format.md).
+func (o BugOutcome) Resolved() bool {
+	return len(o.Failed) == 0 && len(o.F2PPassed) > 0 && len(o.F2PSkipped) == 0
+}
 
 // Partial: not resolved, but some fail-to-pass test passed and no other test of the run failed.
 func (o BugOutcome) Partial() bool {
@@ -121,11 +131,14 @@ type Visible struct {
 // (n_subtasks 0); otherwise the reward is 0 when the visible suite was not measured or
 // anything regressed, else the fraction of bugs resolved, rounded to 4 places.
 func Score(nBugs int, outcomes []BugOutcome, visible Visible, patchApplied, buildOK bool) Reward {
-	r := Reward{AgentPatchApplied: b2i(patchApplied), AgentBuildOK: b2i(buildOK)}
+	// A failed build still counts its bugs, unresolved. SWE-sweep writes n_subtasks 0 there,
+	// which takes the task out of the score's denominator: an agent would break the build of a
+	// task it cannot fix to raise its score (docs/security.md, attribution).
+	r := Reward{NSubtasks: nBugs, AgentPatchApplied: b2i(patchApplied), AgentBuildOK: b2i(buildOK)}
 	if !buildOK {
 		return r
 	}
-	r.NSubtasks, r.NRegressions = nBugs, visible.Regressions
+	r.NRegressions = visible.Regressions
 	r.VisibleOK = b2i(visible.Measured && visible.Regressions == 0)
 	for _, o := range outcomes {
 		r.NResolved += b2i(o.Resolved())

@@ -92,7 +92,7 @@ func TestScore(t *testing.T) {
 			Reward{NSubtasks: 2, NResolved: 2, NRegressions: 3, AgentPatchApplied: 1, AgentBuildOK: 1}},
 		{"unmeasured visible suite zeroes the reward", 2, []BugOutcome{resolved, resolved}, Visible{}, true, true,
 			Reward{NSubtasks: 2, NResolved: 2, AgentPatchApplied: 1, AgentBuildOK: 1}},
-		{"build failure grades no bug", 2, nil, Visible{}, true, false, Reward{AgentPatchApplied: 1}},
+		{"build failure counts its bugs, unresolved", 2, nil, Visible{}, true, false, Reward{NSubtasks: 2, AgentPatchApplied: 1}},
 		{"unapplied patch", 1, []BugOutcome{failed}, measured, false, true, Reward{NSubtasks: 1, VisibleOK: 1, AgentBuildOK: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +115,10 @@ func TestOutcomeOf(t *testing.T) {
 	}{
 		{name: "all f2p pass", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": p}, resolved: true},
 		{name: "a missing f2p test counts as neither", f2p: []string{"a", "b"}, res: testresults.Results{"a": p}, resolved: true, missing: []string{"b"}},
-		{name: "every f2p missing, another test of the run passes", f2p: []string{"a"}, res: testresults.Results{"other": p}, resolved: true, missing: []string{"a"}},
+		// SWE-sweep resolves these two; code under test that skips or renames the hidden tests
+		// must not (hardened, docs/task-format.md).
+		{name: "every f2p missing, another test of the run passes: not resolved", f2p: []string{"a"}, res: testresults.Results{"other": p}, missing: []string{"a"}},
+		{name: "an f2p skipped, the other passes: partial, not resolved", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": s}, partial: true},
 		{name: "nothing ran", f2p: []string{"a"}, res: nil, missing: []string{"a"}},
 		{name: "another test of the run fails", f2p: []string{"a"}, res: testresults.Results{"a": p, "other": f}},
 		{name: "an f2p error", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": e}, partial: true},
