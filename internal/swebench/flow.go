@@ -166,7 +166,7 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 	}
 	f.logGuard("the model patch")
 	for _, args := range [][]string{{"status"}, {"-c", "core.fileMode=false", "diff", f.repo.Base}} {
-		out, _ := f.repo.git(args...) // informational, as in the official script
+		out, _ := f.repo.Git(args...) // informational, as in the official script
 		fmt.Fprintf(f.pre, "+ git %s\n%s", strings.Join(args, " "), out)
 	}
 
@@ -213,7 +213,7 @@ func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRu
 		return testRun{}, err
 	}
 	fmt.Fprintf(f.pre, "+ git apply -v - <<'%s'\n", heredocDelimiter(inst.TestPatch))
-	out, err := f.repo.git("apply", "-v", testPatch)
+	out, err := f.repo.Git("apply", "-v", testPatch)
 	// A test patch that does not apply is in the log, and the tests run anyway, as officially.
 	fmt.Fprintln(f.pre, strings.TrimRight(out, "\n"))
 	if err != nil {
@@ -326,7 +326,7 @@ func (f *flow) attributeHang(ctx context.Context, o graded, tr testRun) (graded,
 // removed by git), and runs the tests again; it reports whether they finished in budget.
 func (f *flow) rerunUnpatched(ctx context.Context, budget time.Duration) (bool, error) {
 	fmt.Fprintf(f.r.Log, "[grader] the deadline ended the tests: running them on the unpatched tree within %s\n", budget.Round(time.Second))
-	if _, err := f.repo.git("reset", "-q", "--hard", f.repo.Base); err != nil {
+	if _, err := f.repo.Git("reset", "-q", "--hard", f.repo.Base); err != nil {
 		return false, err
 	}
 	now, err := snapshotTree(f.r.Workdir)
@@ -417,7 +417,7 @@ func (f *flow) opaque(ctx context.Context) (graded, error) {
 		if err := os.WriteFile(testPatch, []byte(inst.TestPatch), 0o600); err != nil {
 			return graded{}, err
 		}
-		out, _ := f.repo.git("apply", "-v", testPatch)
+		out, _ := f.repo.Git("apply", "-v", testPatch)
 		fmt.Fprintln(f.pre, strings.TrimRight(out, "\n"))
 	}
 	if err := sandbox.Prepare(f.r.Workdir, f.r.TestUser); err != nil {

@@ -15,12 +15,9 @@ import (
 
 // graderRepo is the repository as the grader (root) works on it: every command is git's own,
 // so nothing is ever deleted or written through a path the code under test may have made a
-// symlink. The work tree belongs to the test user after sandbox.Prepare, hence safe.directory.
+// symlink. steps.Repo's git trusts the work tree, which belongs to the test user after
+// sandbox.Prepare, and runs no hook or fsmonitor.
 type graderRepo struct{ steps.Repo }
-
-func (r graderRepo) git(args ...string) (string, error) {
-	return r.Git(append([]string{"-c", "safe.directory=*", "-c", "core.hooksPath=/dev/null"}, args...)...)
-}
 
 // atBase lists which of paths exist in the base commit.
 func (r graderRepo) atBase(paths []string) (map[string]bool, error) {
@@ -28,7 +25,7 @@ func (r graderRepo) atBase(paths []string) (map[string]bool, error) {
 	if len(paths) == 0 {
 		return out, nil
 	}
-	list, err := r.git(append([]string{"ls-tree", "-r", "-z", "--name-only", r.Base, "--"}, paths...)...)
+	list, err := r.Git(append([]string{"ls-tree", "-r", "-z", "--name-only", r.Base, "--"}, paths...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -56,15 +53,15 @@ func (r graderRepo) resetToBase(paths []string) (restored, removed []string, err
 		}
 	}
 	if len(restored) > 0 {
-		if _, err := r.git(append([]string{"checkout", "-q", "-f", r.Base, "--"}, restored...)...); err != nil {
+		if _, err := r.Git(append([]string{"checkout", "-q", "-f", r.Base, "--"}, restored...)...); err != nil {
 			return nil, nil, err
 		}
 	}
 	if len(removed) > 0 {
-		if _, err := r.git(append([]string{"rm", "-q", "-r", "-f", "--cached", "--ignore-unmatch", "--"}, removed...)...); err != nil {
+		if _, err := r.Git(append([]string{"rm", "-q", "-r", "-f", "--cached", "--ignore-unmatch", "--"}, removed...)...); err != nil {
 			return nil, nil, err
 		}
-		if _, err := r.git(append([]string{"clean", "-q", "-f", "-d", "-x", "--"}, removed...)...); err != nil {
+		if _, err := r.Git(append([]string{"clean", "-q", "-f", "-d", "-x", "--"}, removed...)...); err != nil {
 			return nil, nil, err
 		}
 	}
