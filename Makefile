@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build manifests generate test test-corpus lint envtest fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build deps manifests generate test test-corpus lint envtest fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
 
 all: build
 
@@ -40,8 +40,12 @@ verify-generated: manifests generate
 	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- api config)" || { git status --porcelain -- api config; echo "untracked generated files: commit them"; exit 1; }
 
+## deps: the Debian packages the tests run for real (git, patch, python3 with pytest).
+deps:
+	bash hack/deps.sh
+
 ## test: every unit and integration test (builds the envtest binaries on first use).
-test: manifests generate envtest
+test: deps manifests generate envtest
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(SETUP_ENVTEST_DIR) $(GO) test -p 2 ./... 
 
 ## test-corpus: the corpus tests over the real task.toml corpus, e.g.
