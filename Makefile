@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build deps manifests generate test test-corpus lint envtest fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build deps manifests generate test test-corpus lint envtest helm fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
 
 all: build
 
@@ -17,10 +17,13 @@ $(CONTROLLER_GEN):
 generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) object paths=./api/...
 
-## manifests: CRDs and RBAC from markers.
+## manifests: CRDs and RBAC from markers, copied into the Helm chart (its crds/ and the rules of its ClusterRole).
+CHART := charts/sweep-operator
 manifests: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=sweep-operator-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	rm -f $(CHART)/crds/*.yaml && cp config/crd/bases/*.yaml $(CHART)/crds/
+	cp config/rbac/role.yaml $(CHART)/files/role.yaml
 
 build: generate
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/ ./cmd/...
@@ -29,23 +32,27 @@ build: generate
 envtest:
 	bash hack/envtest.sh
 
+## helm: helm built from the Go module proxy into .cache/tools, once per version (hack/helm.sh).
+helm:
+	bash hack/helm.sh >/dev/null
+
 fmt:
-	gofmt -l -w api cmd controllers internal test hack 2>/dev/null || true
+	gofmt -l -w api charts cmd config controllers internal test hack 2>/dev/null || true
 
 vet:
 	$(GO) vet ./...
 
 ## verify-generated: fails when make manifests generate changes the tree.
 verify-generated: manifests generate
-	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api config)" || { git status --porcelain -- api config; echo "untracked generated files: commit them"; exit 1; }
+	@git diff --exit-code -- api config $(CHART) || { echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config $(CHART))" || { git status --porcelain -- api config $(CHART); echo "untracked generated files: commit them"; exit 1; }
 
 ## deps: the Debian packages the tests run for real (git, patch, python3 with pytest).
 deps:
 	bash hack/deps.sh
 
-## test: every unit and integration test (builds the envtest binaries on first use).
-test: deps manifests generate envtest
+## test: every unit and integration test (builds the envtest binaries and helm on first use).
+test: deps manifests generate envtest helm
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(SETUP_ENVTEST_DIR) $(GO) test -p 2 ./... 
 
 ## test-corpus: the corpus tests over the real task.toml corpus, e.g.

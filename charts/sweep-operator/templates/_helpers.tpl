@@ -1,0 +1,40 @@
+{{/* The chart's name, as the app.kubernetes.io/name label. */}}
+{{- define "sweep-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The release's base name: the release name, or release-chart when it lacks the chart's name. */}}
+{{- define "sweep-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 55 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 55 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 55 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The manager's objects (Deployment, ServiceAccount, RBAC): sweep-operator-manager for the release sweep-operator, as in config/. */}}
+{{- define "sweep-operator.manager" -}}
+{{- include "sweep-operator.fullname" . }}-manager
+{{- end }}
+
+{{- define "sweep-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "sweep-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "sweep-operator.labels" -}}
+{{ include "sweep-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* repository:tag, the tag defaulting to the chart's appVersion. */}}
+{{- define "sweep-operator.image" -}}
+{{- printf "%s:%s" .repository (.tag | default .appVersion) }}
+{{- end }}
