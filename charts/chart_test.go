@@ -17,7 +17,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -267,5 +274,251 @@ func TestGeneratedFilesAreConfigs(t *testing.T) {
 		if !bytes.Equal(want, got) {
 			t.Errorf("%s is not a copy of %s: run make manifests", dst, src)
 		}
+	}
+}
+
+// deployment is the rendered manager Deployment.
+func (o objects) deployment(t *testing.T) appsv1.Deployment {
+	t.Helper()
+	var d appsv1.Deployment
+	o.get(t, "Deployment", namespace, manager, &d)
+	return d
+}
+
+func managerArgs(t *testing.T, o objects) []string {
+	t.Helper()
+	return o.deployment(t).Spec.Template.Spec.Containers[0].Args
+}
+
+// ServiceMonitor is the part of prometheus-operator's type the chart sets.
+type serviceMonitor struct {
+	Spec struct {
+		Selector          metav1.LabelSelector `json:"selector"`
+		NamespaceSelector struct {
+			MatchNames []string `json:"matchNames"`
+		} `json:"namespaceSelector"`
+		Endpoints []map[string]string `json:"endpoints"`
+	} `json:"spec"`
+}
+
+func TestValuesOverrides(t *testing.T) {
+	podLabels := map[string]string{"app.kubernetes.io/name": chart, "app.kubernetes.io/instance": release}
+	roleRef := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: manager}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: manager, Namespace: namespace}}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o objects)
+	}{{
+		name: "watched namespaces: the flag, and RoleBindings there and for the lease instead of the ClusterRoleBinding",
+		args: []string{"--set", "watchNamespaces={team-a,team-b}"},
+		check: func(t *testing.T, o objects) {
+			if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--watch-namespaces=team-a,team-b"}, managerArgs(t, o)); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+			if crb := o.ofKind("ClusterRoleBinding"); len(crb) != 0 {
+				t.Errorf("a ClusterRoleBinding with watched namespaces: %v", crb)
+			}
+			if diff := cmp.Diff([]string{"RoleBinding/sweep-system/" + manager, "RoleBinding/team-a/" + manager, "RoleBinding/team-b/" + manager}, sorted(o.ofKind("RoleBinding"))); diff != "" {
+				t.Errorf("RoleBindings (-want +got):\n%s", diff)
+			}
+			for _, ns := range []string{"team-a", "team-b", namespace} {
+				var rb rbacv1.RoleBinding
+				o.get(t, "RoleBinding", ns, manager, &rb)
+				if diff := cmp.Diff(roleRef, rb.RoleRef); diff != "" {
+					t.Errorf("%s: roleRef (-want +got):\n%s", ns, diff)
+				}
+				if diff := cmp.Diff(subjects, rb.Subjects); diff != "" {
+					t.Errorf("%s: subjects (-want +got):\n%s", ns, diff)
+				}
+			}
+		},
+	}, {
+		name: "the release's namespace among the watched ones is bound once",
+		args: []string{"--set", "watchNamespaces={sweep-system,team-a}"},
+		check: func(t *testing.T, o objects) {
+			if diff := cmp.Diff([]string{"RoleBinding/sweep-system/" + manager, "RoleBinding/team-a/" + manager}, sorted(o.ofKind("RoleBinding"))); diff != "" {
+				t.Errorf("RoleBindings (-want +got):\n%s", diff)
+			}
+		},
+	}, {
+		name: "replicas with leader election",
+		args: []string{"--set", "replicas=3"},
+		check: func(t *testing.T, o objects) {
+			d := o.deployment(t)
+			if *d.Spec.Replicas != 3 || managerArgs(t, o)[0] != "--leader-elect" {
+				t.Errorf("replicas %d, args %v: want 3 electing a leader", *d.Spec.Replicas, managerArgs(t, o))
+			}
+		},
+	}, {
+		name: "one replica without leader election",
+		args: []string{"--set", "leaderElection.enabled=false"},
+		check: func(t *testing.T, o objects) {
+			if got := managerArgs(t, o)[0]; got != "--leader-elect=false" {
+				t.Errorf("first arg %q, want --leader-elect=false", got)
+			}
+		},
+	}, {
+		name: "images and pull secrets",
+		args: []string{"--set", "image.repository=registry.example/sweep/manager,image.tag=c-0123456789abcdef,image.pullPolicy=Always",
+			"--set", "hookImage.repository=registry.example/sweep/sweep-hook,hookImage.tag=c-fedcba9876543210",
+			"--set", "image.pullSecrets={regcred,mirror}"},
+		check: func(t *testing.T, o objects) {
+			pod := o.deployment(t).Spec.Template.Spec
+			c := pod.Containers[0]
+			want := []any{"registry.example/sweep/manager:c-0123456789abcdef", corev1.PullAlways, []corev1.EnvVar{{Name: "SWEEP_HOOK_IMAGE", Value: "registry.example/sweep/sweep-hook:c-fedcba9876543210"}},
+				[]corev1.LocalObjectReference{{Name: "regcred"}, {Name: "mirror"}}}
+			if diff := cmp.Diff(want, []any{c.Image, c.ImagePullPolicy, c.Env, pod.ImagePullSecrets}); diff != "" {
+				t.Errorf("image, pull policy, env, pull secrets (-want +got):\n%s", diff)
+			}
+		},
+	}, {
+		name: "ServiceMonitor on: it selects the metrics Service and scrapes its port",
+		args: []string{"--set", "serviceMonitor.enabled=true,serviceMonitor.interval=15s,serviceMonitor.labels.release=prometheus"},
+		check: func(t *testing.T, o objects) {
+			var sm serviceMonitor
+			o.get(t, "ServiceMonitor", namespace, manager, &sm)
+			var svc corev1.Service
+			o.get(t, "Service", namespace, manager+"-metrics", &svc)
+			sel, err := metav1.LabelSelectorAsSelector(&sm.Spec.Selector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sel.Matches(labels.Set(svc.Labels)) {
+				t.Errorf("the ServiceMonitor's selector %v misses the Service's labels %v", sel, svc.Labels)
+			}
+			if diff := cmp.Diff([]string{namespace}, sm.Spec.NamespaceSelector.MatchNames); diff != "" {
+				t.Errorf("namespaces (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]map[string]string{{"port": svc.Spec.Ports[0].Name, "path": "/metrics", "interval": "15s"}}, sm.Spec.Endpoints); diff != "" {
+				t.Errorf("endpoints (-want +got):\n%s", diff)
+			}
+			smLabels, _, _ := unstructured.NestedStringMap(o[key("ServiceMonitor", namespace, manager)], "metadata", "labels")
+			if smLabels["release"] != "prometheus" {
+				t.Errorf("ServiceMonitor labels %v lack release=prometheus", smLabels)
+			}
+		},
+	}, {
+		name: "NetworkPolicy on: the manager's Pods, ingress to the metrics port from the given peers",
+		args: []string{"--set", "networkPolicy.enabled=true", "--set-json", `networkPolicy.metricsFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]`},
+		check: func(t *testing.T, o objects) {
+			var np networkingv1.NetworkPolicy
+			o.get(t, "NetworkPolicy", namespace, manager, &np)
+			tcp, metrics := corev1.ProtocolTCP, intstr.FromString("metrics")
+			want := networkingv1.NetworkPolicySpec{
+				PodSelector: metav1.LabelSelector{MatchLabels: podLabels},
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+				Ingress: []networkingv1.NetworkPolicyIngressRule{{
+					Ports: []networkingv1.NetworkPolicyPort{{Port: &metrics, Protocol: &tcp}},
+					From:  []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "monitoring"}}}},
+				}},
+			}
+			if diff := cmp.Diff(want, np.Spec); diff != "" {
+				t.Errorf("NetworkPolicy (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(podLabels, o.deployment(t).Spec.Template.Labels); diff != "" {
+				t.Errorf("the policy's selector is not the Pods' labels (-want +got):\n%s", diff)
+			}
+		},
+	}, {
+		name: "NetworkPolicy with egress rules restricts egress too; without metrics ingress is closed",
+		args: []string{"--set", "networkPolicy.enabled=true,metrics.enabled=false", "--set-json", `networkPolicy.egress=[{"ports":[{"port":6443,"protocol":"TCP"}]}]`},
+		check: func(t *testing.T, o objects) {
+			var np networkingv1.NetworkPolicy
+			o.get(t, "NetworkPolicy", namespace, manager, &np)
+			tcp, apiserver := corev1.ProtocolTCP, intstr.FromInt32(6443)
+			want := networkingv1.NetworkPolicySpec{
+				PodSelector: metav1.LabelSelector{MatchLabels: podLabels},
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+				Ingress:     []networkingv1.NetworkPolicyIngressRule{},
+				Egress:      []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{{Port: &apiserver, Protocol: &tcp}}}},
+			}
+			if diff := cmp.Diff(want, np.Spec); diff != "" {
+				t.Errorf("NetworkPolicy (-want +got):\n%s", diff)
+			}
+		},
+	}, {
+		name: "metrics off: bind address 0, no port, no Service",
+		args: []string{"--set", "metrics.enabled=false"},
+		check: func(t *testing.T, o objects) {
+			c := o.deployment(t).Spec.Template.Spec.Containers[0]
+			if c.Args[1] != "--metrics-bind-address=0" || len(c.Ports) != 0 {
+				t.Errorf("args %v, ports %v: want metrics off", c.Args, c.Ports)
+			}
+			if svc := o.ofKind("Service"); len(svc) != 0 {
+				t.Errorf("a metrics Service with metrics off: %v", svc)
+			}
+		},
+	}, {
+		name: "metrics port: flag, container port, Service port",
+		args: []string{"--set", "metrics.port=9090"},
+		check: func(t *testing.T, o objects) {
+			c := o.deployment(t).Spec.Template.Spec.Containers[0]
+			var svc corev1.Service
+			o.get(t, "Service", namespace, manager+"-metrics", &svc)
+			got := []any{c.Args[1], c.Ports[0].ContainerPort, svc.Spec.Ports[0].Port, svc.Spec.Ports[0].TargetPort}
+			if diff := cmp.Diff([]any{"--metrics-bind-address=:9090", int32(9090), int32(9090), intstr.FromString("metrics")}, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		},
+	}, {
+		name: "placement and resources of the manager's Pods",
+		args: []string{"--set", "nodeSelector.pool=system,resources.limits.cpu=1",
+			"--set-json", `tolerations=[{"key":"dedicated","operator":"Equal","value":"system","effect":"NoSchedule"}]`,
+			"--set-json", `affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/arch","operator":"In","values":["amd64"]}]}]}}}`},
+		check: func(t *testing.T, o objects) {
+			pod := o.deployment(t).Spec.Template.Spec
+			want := corev1.PodSpec{
+				NodeSelector: map[string]string{"pool": "system"},
+				Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "system", Effect: corev1.TaintEffectNoSchedule}},
+				Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}}}},
+				}}},
+			}
+			got := corev1.PodSpec{NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations, Affinity: pod.Affinity}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("placement (-want +got):\n%s", diff)
+			}
+			limits := pod.Containers[0].Resources.Limits
+			if limits.Cpu().String() != "1" || limits.Memory().String() != "512Mi" {
+				t.Errorf("limits %v: want cpu 1 beside the default memory 512Mi", limits)
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, render(t, tc.args...)) })
+	}
+}
+
+// A bad value is refused by helm before anything reaches a cluster, naming the value.
+func TestBadValues(t *testing.T) {
+	const schema = "values don't meet the specifications of the schema"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown value (a typo)", []string{"--set", "replica=2"}, []string{schema, "additional properties 'replica' not allowed"}},
+		{"no replica", []string{"--set", "replicas=0"}, []string{schema, "/replicas", "minimum"}},
+		{"pull policy", []string{"--set", "image.pullPolicy=Sometimes"}, []string{schema, "/image/pullPolicy"}},
+		{"pull secrets as objects", []string{"--set-json", `image.pullSecrets=[{"name":"regcred"}]`}, []string{schema, "/image/pullSecrets/0"}},
+		{"watched namespace not a name", []string{"--set", "watchNamespaces={Team_A}"}, []string{schema, "/watchNamespaces/0", "Team_A"}},
+		{"watched namespaces as one string", []string{"--set", "watchNamespaces=team-a"}, []string{schema, "/watchNamespaces"}},
+		{"metrics port out of range", []string{"--set", "metrics.port=70000"}, []string{schema, "/metrics/port"}},
+		{"metrics port is the probes'", []string{"--set", "metrics.port=8081"}, []string{"metrics.port 8081 is the manager's health probe port"}},
+		{"ServiceMonitor interval", []string{"--set", "serviceMonitor.interval=often"}, []string{schema, "/serviceMonitor/interval"}},
+		{"ServiceMonitor without metrics", []string{"--set", "serviceMonitor.enabled=true,metrics.enabled=false"}, []string{"serviceMonitor.enabled needs metrics.enabled: true"}},
+		{"several managers without a leader", []string{"--set", "replicas=2,leaderElection.enabled=false"}, []string{"replicas > 1 needs leaderElection.enabled: true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := template(t, tc.args...)
+			if err == nil {
+				t.Fatalf("helm template %v rendered", tc.args)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
 	}
 }
