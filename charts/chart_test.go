@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -42,15 +43,32 @@ const (
 // a missing binary is never mistaken for a passing chart.
 func helm(t *testing.T) string {
 	t.Helper()
+	bin, err := findHelm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// findHelm asks hack/helm.sh where its helm (of HELM_VERSION, default the pinned one) is.
+func findHelm() (string, error) {
 	out, err := exec.Command("bash", filepath.Join("..", "hack", "helm.sh"), "--path").Output()
 	if err != nil {
-		t.Fatalf("hack/helm.sh --path: %v", err)
+		return "", fmt.Errorf("hack/helm.sh --path: %w", err)
 	}
 	bin := strings.TrimSpace(string(out))
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("helm is not built (%v): run hack/helm.sh or make helm, which build it from the Go module proxy once; make test does it too", err)
+		return "", fmt.Errorf("helm is not built (%w): run hack/helm.sh or make helm, which build it from the Go module proxy once; make test does it too", err)
 	}
-	return bin
+	return bin, nil
+}
+
+func TestMissingHelmSaysHowToBuildIt(t *testing.T) {
+	t.Setenv("HELM_VERSION", "v0.0.0-never-built")
+	_, err := findHelm()
+	if err == nil || !strings.Contains(err.Error(), "helm-v0.0.0-never-built") || !strings.Contains(err.Error(), "run hack/helm.sh or make helm") {
+		t.Errorf("err = %v, want one naming the missing binary and hack/helm.sh", err)
+	}
 }
 
 // runHelm runs helm in this directory with a home of its own, so no user's repositories,
