@@ -232,10 +232,16 @@ func withoutHelmLabels(objs objects) objects {
 	return objs
 }
 
+// Lint with the defaults and with every optional object on.
 func TestHelmLint(t *testing.T) {
-	out, err := runHelm(t, "lint", "--strict", chart)
-	if err != nil {
-		t.Fatalf("helm lint --strict %s: %v\n%s", chart, err, out)
+	for _, values := range [][]string{
+		nil,
+		{"--set", "serviceMonitor.enabled=true,networkPolicy.enabled=true,replicas=2,watchNamespaces={team-a}"},
+	} {
+		out, err := runHelm(t, append([]string{"lint", "--strict", chart}, values...)...)
+		if err != nil {
+			t.Errorf("helm lint --strict %s %v: %v\n%s", chart, values, err, out)
+		}
 	}
 }
 
