@@ -81,7 +81,12 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
 
 	decision := campaign.Decide(run, missing, len(plan))
-	if !decision.WaitForTasks {
+	// A bug subset no trial can grade fails the campaign before its first trial; spec.tasks
+	// is immutable, so the refusal is final. A campaign with trials already goes on as it is.
+	if refusal := campaign.CheckBugs(run, tasks); refusal != nil && st.Trials.Created == 0 {
+		decision = refusal.Decision(run)
+	}
+	if !decision.WaitForTasks && !decision.Complete {
 		exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
 		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend) {
 			if err := r.createTrial(ctx, run, p); err != nil {

@@ -88,7 +88,7 @@ func TestSelectTasks(t *testing.T) {
 func TestTrialSpec(t *testing.T) {
 	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: evalv1.SweepRunSpec{
 		Agent:     evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}},
-		Tasks:     evalv1.TaskSelection{Names: []string{"calc"}, Bugs: map[string][]string{"calc": {"b1"}}},
+		Tasks:     evalv1.TaskSelection{Names: []string{"calc"}, Bugs: map[string][]string{"calc": {"b1", "b3", "b1"}}},
 		QueueName: "q", RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2},
 		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
 	}}
@@ -96,7 +96,7 @@ func TestTrialSpec(t *testing.T) {
 	want := evalv1.TaskTrialSpec{
 		SweepRun: "demo", Task: "calc", Attempt: 2, Images: evalv1.TrialImages{Agent: "a:1", Verifier: "v:1"},
 		Definition: `name = "calc"`, InstructionConfigMap: "t-calc", SolutionConfigMap: "t-calc-solution", Grader: "swesweep",
-		Agent: evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, Bugs: []string{"b1"}, BugsTotal: 1,
+		Agent: evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, Bugs: []string{"b1", "b3"}, BugsTotal: 2,
 		RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2}, QueueName: "q",
 		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
 	}

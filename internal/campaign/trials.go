@@ -16,6 +16,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/agentkind"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -124,8 +125,9 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 	if kind, _ := agentkind.Lookup(run.Spec.Agent.Kind()); kind.NeedsSolution {
 		spec.SolutionConfigMap = cm.Annotations[evalv1.AnnotationSolution]
 	}
-	if bugs := run.Spec.Tasks.Bugs[task.Name]; len(bugs) > 0 {
-		spec.Bugs = append([]string(nil), bugs...)
+	// Each bug once, as SWE-sweep's harness takes a subset: BugsTotal bounds n_subtasks.
+	if bugs := sweepbundle.Unique(run.Spec.Tasks.Bugs[task.Name]); len(bugs) > 0 {
+		spec.Bugs = bugs
 		spec.BugsTotal = int32(len(bugs))
 	}
 	return spec

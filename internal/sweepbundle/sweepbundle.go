@@ -33,14 +33,22 @@ func IDs(data []byte) ([]string, error) {
 	return b.ids, nil
 }
 
-// Subset is what a selection of bug ids picks from the ids known, as SWE-sweep's harness takes
-// it: the ids in the order given, each once; unknown are the ids given that known lacks,
-// sorted.
-func Subset(ids, known []string) (subset, unknown []string) {
+// Unique is a selection of bug ids as SWE-sweep's harness takes it: in the order given, each
+// once.
+func Unique(ids []string) []string {
+	var out []string
 	for _, id := range ids {
-		if slices.Contains(subset, id) || slices.Contains(unknown, id) {
-			continue
+		if !slices.Contains(out, id) {
+			out = append(out, id)
 		}
+	}
+	return out
+}
+
+// Subset is what a selection of bug ids picks from the ids known: the Unique ids that known
+// has, and unknown, sorted, those it lacks.
+func Subset(ids, known []string) (subset, unknown []string) {
+	for _, id := range Unique(ids) {
 		if slices.Contains(known, id) {
 			subset = append(subset, id)
 		} else {
