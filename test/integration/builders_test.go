@@ -96,6 +96,7 @@ func (w *runWrapper) retries(n int32) *runWrapper {
 	w.Spec.RetryPolicy.InfrastructureRetries = n
 	return w
 }
+
 // bugs gives task a bug subset; no ids is an empty list, not a null one.
 func (w *runWrapper) bugs(task string, ids ...string) *runWrapper {
 	w.Spec.Tasks.Bugs = map[string][]string{task: append([]string{}, ids...)}
