@@ -83,7 +83,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	decision := campaign.Decide(run, missing, len(plan))
 	// A bug subset no trial can grade fails the campaign before its first trial; spec.tasks
 	// is immutable, so the refusal is final. A campaign with trials already goes on as it is.
-	if refusal := campaign.CheckBugs(run, tasks); refusal != nil && st.Trials.Created == 0 {
+	if refusal := campaign.CheckBugs(run.Spec.Tasks.Bugs, tasks); refusal != nil && st.Trials.Created == 0 {
 		decision = refusal.Decision(run)
 	}
 	if !decision.WaitForTasks && !decision.Complete {

@@ -19,18 +19,19 @@ type BugRefusal struct {
 	Reason, Message string
 }
 
-// CheckBugs refuses run's spec.tasks.bugs for the selected tasks when an entry is empty, names
+// CheckBugs refuses a campaign's spec.tasks.bugs for the selected tasks when an entry is empty, names
 // ids the task's ConfigMap does not list (AnnotationBugIDs), or names a task graded by its own
 // tests/test.sh whose ConfigMap lists none: a subset reaches test.sh only through its
 // tests/swesweep_eval.json, as SWE-sweep's harness passes it. A built-in grader's task without
 // the annotation (catalogued before it existed, a SWE-bench instance) is left to the grader,
 // which refuses what it cannot grade. The refusal names every entry at fault; its reason is
-// the first one's, in task order. nil means every subset can be graded.
-func CheckBugs(run *evalv1.SweepRun, tasks []Task) *BugRefusal {
+// the first one's, in task order. nil means every subset can be graded. `sweep eval --bugs`
+// asks the same before it creates the SweepRun.
+func CheckBugs(bugs map[string][]string, tasks []Task) *BugRefusal {
 	var refusal *BugRefusal
 	var problems []string
 	for _, t := range tasks {
-		ids, ok := run.Spec.Tasks.Bugs[t.Name]
+		ids, ok := bugs[t.Name]
 		if !ok {
 			continue
 		}
@@ -44,7 +45,7 @@ func CheckBugs(run *evalv1.SweepRun, tasks []Task) *BugRefusal {
 		problems = append(problems, problem)
 	}
 	if refusal != nil {
-		refusal.Message = fmt.Sprintf("sweeprun %s/%s: %s", run.Namespace, run.Name, strings.Join(problems, "; "))
+		refusal.Message = strings.Join(problems, "; ")
 	}
 	return refusal
 }
@@ -89,11 +90,12 @@ func orNone(s string) string {
 	return s
 }
 
-// Decision is the phase and conditions of a campaign whose bug subsets were refused: Failed
-// and complete, before any trial.
+// Decision is the phase and conditions of campaign run whose bug subsets were refused: Failed
+// and complete, before any trial, the message naming the SweepRun.
 func (r *BugRefusal) Decision(run *evalv1.SweepRun) Decision {
+	msg := fmt.Sprintf("sweeprun %s/%s: %s", run.Namespace, run.Name, r.Message)
 	cond := func(typ string, status metav1.ConditionStatus) metav1.Condition {
-		return metav1.Condition{Type: typ, Status: status, Reason: r.Reason, Message: r.Message, ObservedGeneration: run.Generation}
+		return metav1.Condition{Type: typ, Status: status, Reason: r.Reason, Message: msg, ObservedGeneration: run.Generation}
 	}
 	return Decision{Phase: evalv1.SweepRunFailedPh, Complete: true,
 		Set: []metav1.Condition{cond(evalv1.SweepRunProgressing, metav1.ConditionFalse), cond(evalv1.SweepRunFailed, metav1.ConditionTrue)}}

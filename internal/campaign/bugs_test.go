@@ -49,27 +49,26 @@ func TestCheckBugs(t *testing.T) {
 		"built-in grader, not listed":  {tasks: []Task{task("calc", nil)}, bugs: map[string][]string{"calc": {"anything"}}},
 		"SWE-bench instance, unlisted": {tasks: []Task{task("inst", func(cm *corev1.ConfigMap) { cm.Annotations[evalv1.AnnotationGrader] = "swebench" })}, bugs: map[string][]string{"inst": {"b1"}}},
 		"empty list": {tasks: []Task{task("calc", listed("b1"))}, bugs: map[string][]string{"calc": {}},
-			want: &BugRefusal{Reason: reasons.EmptyBugSubset, Message: `sweeprun ns/run: spec.tasks.bugs["calc"] is empty: name at least one bug id of task calc, or leave the task out of spec.tasks.bugs to grade all its bugs, in a new SweepRun`}},
+			want: &BugRefusal{Reason: reasons.EmptyBugSubset, Message: `spec.tasks.bugs["calc"] is empty: name at least one bug id of task calc, or leave the task out of spec.tasks.bugs to grade all its bugs, in a new SweepRun`}},
 		"empty list, test.sh task unlisted": {tasks: []Task{task("calc", testScript("", false))}, bugs: map[string][]string{"calc": nil},
-			want: &BugRefusal{Reason: reasons.EmptyBugSubset, Message: `sweeprun ns/run: spec.tasks.bugs["calc"] is empty: name at least one bug id of task calc, or leave the task out of spec.tasks.bugs to grade all its bugs, in a new SweepRun`}},
+			want: &BugRefusal{Reason: reasons.EmptyBugSubset, Message: `spec.tasks.bugs["calc"] is empty: name at least one bug id of task calc, or leave the task out of spec.tasks.bugs to grade all its bugs, in a new SweepRun`}},
 		"unknown ids": {tasks: []Task{task("calc", testScript("b1,b2", true))}, bugs: map[string][]string{"calc": {"zz", "b1", "aa", "zz"}},
-			want: &BugRefusal{Reason: reasons.UnknownBugs, Message: `sweeprun ns/run: spec.tasks.bugs["calc"] names bug ids that task calc does not have: aa, zz; its bugs are b1,b2 (annotation eval.sweep.dev/bug-ids of configmap t-calc): use ids among them, in a new SweepRun`}},
+			want: &BugRefusal{Reason: reasons.UnknownBugs, Message: `spec.tasks.bugs["calc"] names bug ids that task calc does not have: aa, zz; its bugs are b1,b2 (annotation eval.sweep.dev/bug-ids of configmap t-calc): use ids among them, in a new SweepRun`}},
 		"unknown ids, built-in grader": {tasks: []Task{task("calc", listed("b1"))}, bugs: map[string][]string{"calc": {"b9"}},
-			want: &BugRefusal{Reason: reasons.UnknownBugs, Message: `sweeprun ns/run: spec.tasks.bugs["calc"] names bug ids that task calc does not have: b9; its bugs are b1 (annotation eval.sweep.dev/bug-ids of configmap t-calc): use ids among them, in a new SweepRun`}},
+			want: &BugRefusal{Reason: reasons.UnknownBugs, Message: `spec.tasks.bugs["calc"] names bug ids that task calc does not have: b9; its bugs are b1 (annotation eval.sweep.dev/bug-ids of configmap t-calc): use ids among them, in a new SweepRun`}},
 		"a bundle with no bugs": {tasks: []Task{task("calc", testScript("", true))}, bugs: map[string][]string{"calc": {"b1"}},
-			want: &BugRefusal{Reason: reasons.UnknownBugs, Message: `sweeprun ns/run: spec.tasks.bugs["calc"] names bug ids that task calc does not have: b1; its bugs are none (annotation eval.sweep.dev/bug-ids of configmap t-calc): use ids among them, in a new SweepRun`}},
+			want: &BugRefusal{Reason: reasons.UnknownBugs, Message: `spec.tasks.bugs["calc"] names bug ids that task calc does not have: b1; its bugs are none (annotation eval.sweep.dev/bug-ids of configmap t-calc): use ids among them, in a new SweepRun`}},
 		"test.sh task without the annotation": {tasks: []Task{task("calc", testScript("", false))}, bugs: map[string][]string{"calc": {"b1"}},
-			want: &BugRefusal{Reason: reasons.BugSubsetUnsupported, Message: "sweeprun ns/run: " + unsupported("calc")}},
+			want: &BugRefusal{Reason: reasons.BugSubsetUnsupported, Message: unsupported("calc")}},
 		"every entry at fault, the first one's reason": {
 			tasks: []Task{task("a", testScript("", false)), task("b", listed("b1")), task("c", listed("b1"))},
 			bugs:  map[string][]string{"a": {"b1"}, "b": {"b1"}, "c": {}},
-			want: &BugRefusal{Reason: reasons.BugSubsetUnsupported, Message: "sweeprun ns/run: " + unsupported("a") +
+			want: &BugRefusal{Reason: reasons.BugSubsetUnsupported, Message: unsupported("a") +
 				`; spec.tasks.bugs["c"] is empty: name at least one bug id of task c, or leave the task out of spec.tasks.bugs to grade all its bugs, in a new SweepRun`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "run"}, Spec: evalv1.SweepRunSpec{Tasks: evalv1.TaskSelection{Bugs: tc.bugs}}}
-			if diff := cmp.Diff(tc.want, CheckBugs(run, tc.tasks)); diff != "" {
+			if diff := cmp.Diff(tc.want, CheckBugs(tc.bugs, tc.tasks)); diff != "" {
 				t.Errorf("CheckBugs (-want +got):\n%s", diff)
 			}
 		})
@@ -78,11 +77,11 @@ func TestCheckBugs(t *testing.T) {
 
 // A refused campaign fails at once and completes, with the reason on both conditions.
 func TestBugRefusalDecision(t *testing.T) {
-	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "run", Generation: 3}}
 	got := (&BugRefusal{Reason: reasons.UnknownBugs, Message: "m"}).Decision(run)
 	want := Decision{Phase: evalv1.SweepRunFailedPh, Complete: true, Set: []metav1.Condition{
-		{Type: evalv1.SweepRunProgressing, Status: metav1.ConditionFalse, Reason: reasons.UnknownBugs, Message: "m", ObservedGeneration: 3},
-		{Type: evalv1.SweepRunFailed, Status: metav1.ConditionTrue, Reason: reasons.UnknownBugs, Message: "m", ObservedGeneration: 3},
+		{Type: evalv1.SweepRunProgressing, Status: metav1.ConditionFalse, Reason: reasons.UnknownBugs, Message: "sweeprun ns/run: m", ObservedGeneration: 3},
+		{Type: evalv1.SweepRunFailed, Status: metav1.ConditionTrue, Reason: reasons.UnknownBugs, Message: "sweeprun ns/run: m", ObservedGeneration: 3},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Decision (-want +got):\n%s", diff)
