@@ -108,3 +108,25 @@ func TestTrialSpec(t *testing.T) {
 		t.Errorf("a non-oracle trial must not get the solution, got %q", got.SolutionConfigMap)
 	}
 }
+
+func TestSelectorMatcher(t *testing.T) {
+	cm := taskCM("t-calc", "calc")
+	for name, tc := range map[string]struct {
+		sel  *metav1.LabelSelector
+		want bool
+	}{
+		"no selector":   {sel: nil, want: false},
+		"matching":      {sel: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "demo"}}, want: true},
+		"not matching":  {sel: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "other"}}, want: false},
+		"every task cm": {sel: &metav1.LabelSelector{}, want: true},
+	} {
+		matches, err := SelectorMatcher(tc.sel)
+		if err != nil || matches(cm) != tc.want {
+			t.Errorf("%s: matches = %v, %v; want %v", name, err == nil && matches(cm), err, tc.want)
+		}
+	}
+	_, err := SelectorMatcher(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "suite", Operator: "Near"}}})
+	if err == nil || !strings.Contains(err.Error(), "spec.tasks.selector: ") {
+		t.Errorf("an invalid selector: %v", err)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/agentkind"
@@ -82,6 +84,19 @@ func SelectTasks(sel evalv1.TaskSelection, configMaps []corev1.ConfigMap, matche
 	sort.Slice(tasks, func(i, j int) bool { return tasks[i].Name < tasks[j].Name })
 	sort.Strings(missing)
 	return tasks, missing
+}
+
+// SelectorMatcher is the test SelectTasks applies for a selection's label selector (none:
+// nothing matches it).
+func SelectorMatcher(sel *metav1.LabelSelector) (func(*corev1.ConfigMap) bool, error) {
+	if sel == nil {
+		return func(*corev1.ConfigMap) bool { return false }, nil
+	}
+	selector, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, fmt.Errorf("spec.tasks.selector: %w", err)
+	}
+	return func(cm *corev1.ConfigMap) bool { return selector.Matches(labels.Set(cm.Labels)) }, nil
 }
 
 // BugCount is the task's bug count from its annotation, else from task.toml, else 0.
