@@ -131,7 +131,7 @@ func TestRunRefusesBugSubset(t *testing.T) {
 		return strings.Replace(manifest, "names: [demo]", "names: [demo, hello]\n    bugs:\n      "+task+": "+ids, 1)
 	}
 	for bugs, want := range map[string][]string{
-		subset("hello", "[b1]"): {"sweeprun nightly in namespace " + ns, "not applied: BugSubsetUnsupported: " + `spec.tasks.bugs["hello"]: task hello is graded by its own tests/test.sh`},
+		subset("hello", "[b1]"):    {"sweeprun nightly in namespace " + ns, "not applied: BugSubsetUnsupported: " + `spec.tasks.bugs["hello"]: task hello is graded by its own tests/test.sh`},
 		subset("demo", "[b1, b7]"): {"not applied: UnknownBugs: " + `spec.tasks.bugs["demo"] names bug ids that task demo does not have: b7; its bugs are b1,b2`},
 		subset("demo", "[]"):       {"not applied: EmptyBugSubset: " + `spec.tasks.bugs["demo"] is empty`},
 	} {
