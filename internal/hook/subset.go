@@ -44,11 +44,11 @@ func selectSubtasks(testsDir string, bugs []string) error {
 			field, path, strings.Join(unknown, ", "), strings.Join(known, ", "))}
 	}
 	info, err := os.Lstat(path)
-	if err != nil {
-		return err
+	if err == nil {
+		err = writeFileAtomic(path, out, info.Mode().Perm())
 	}
-	if err := writeFileAtomic(path, out, info.Mode().Perm()); err != nil {
-		return fmt.Errorf("rewriting %s for %s: %w", path, field, err)
+	if err != nil {
+		return &subsetError{reasons.BugSubsetUnsupported, fmt.Sprintf("%s: rewriting %s: %v, so test.sh was not run: the verifier image's /tests must be writable by root", field, path, err)}
 	}
 	return nil
 }

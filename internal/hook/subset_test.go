@@ -2,9 +2,11 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,5 +129,29 @@ func TestVerifyBugSubset(t *testing.T) {
 				t.Errorf("tests/ holds %d entries after the rewrite, want test.sh and the bundle (no temporary file left)", len(entries))
 			}
 		})
+	}
+}
+
+// A verifier image whose /tests cannot be written takes no subset: test.sh is not run rather
+// than grading every bug.
+func TestSelectSubtasksReadOnly(t *testing.T) {
+	requireRoot(t)
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatalf("mounting a tmpfs at %s (the test needs root with CAP_SYS_ADMIN): %v", dir, err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	bundle := filepath.Join(dir, "swesweep_eval.json")
+	if err := os.WriteFile(bundle, []byte(sweepBundle), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("remounting %s read-only: %v", dir, err)
+	}
+	err := selectSubtasks(dir, []string{"t-aaa"})
+	var subset *subsetError
+	if !errors.As(err, &subset) || subset.reason != reasons.BugSubsetUnsupported ||
+		!strings.Contains(subset.message, "spec.bugs (t-aaa): rewriting "+bundle+": ") || !strings.Contains(subset.message, "so test.sh was not run: the verifier image's /tests must be writable by root") {
+		t.Errorf("selectSubtasks on a read-only /tests = %v", err)
 	}
 }
