@@ -9,9 +9,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/eval"
@@ -108,6 +111,22 @@ func TestEvalMalformedEval(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", row, stdout)
 		}
 	}
+}
+
+// A SweepRun the controller refused before any trial ends the wait with its reason.
+func TestEvalRefusedByController(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	_, _, done := clitest.Start(context.Background(), evalOptions(srv.Cluster(ns)), "demo", "testdata/fix.patch")
+	run := clitest.OnlyRun(t, cl, ns)
+	run.Status.Phase = evalv1.SweepRunFailedPh
+	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: evalv1.SweepRunFailed, Status: metav1.ConditionTrue,
+		Reason: reasons.UnknownBugs, Message: "sweeprun " + ns + "/" + run.Name + `: spec.tasks.bugs["demo"] names bug ids that task demo does not have: b9`})
+	clitest.Must(t, cl.Status().Update(context.Background(), run))
+	err := clitest.Wait(t, "eval after its SweepRun failed", done)
+	sweeptest.ErrorContains(t, err, "sweeprun "+run.Name+" ended Failed with no trial: UnknownBugs: sweeprun "+ns+"/"+run.Name+`: spec.tasks.bugs["demo"] names bug ids`,
+		"kubectl describe sweeprun "+run.Name+" -n "+ns)
 }
 
 func TestEvalNothingMeasured(t *testing.T) {
