@@ -96,7 +96,7 @@ func bugIDs(d *taskdef.Dir, grader string) ([]string, error) {
 	var path string
 	if grader == pc.GraderSWESweep {
 		path = filepath.Join(d.Path, TestsDir, swesweep.BundleFile)
-		data, err := regularfile.ReadFile(path, sweepbundle.MaxBytes)
+		data, err := os.ReadFile(path) // as the grader reads it
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", d.Task.Name, err)
 		}
@@ -110,12 +110,14 @@ func bugIDs(d *taskdef.Dir, grader string) ([]string, error) {
 		}
 	} else {
 		path = filepath.Join(d.Path, TestsDir, sweepbundle.File)
+		// As the verifier stage reads it: a symbolic link, which the image would carry as one,
+		// is refused there too.
 		data, err := regularfile.ReadFile(path, sweepbundle.MaxBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("task %s: %w", d.Task.Name, err)
+			return nil, fmt.Errorf("task %s: %w: make it a regular file of at most %d bytes (a bug subset reaches tests/test.sh through it)", d.Task.Name, err, sweepbundle.MaxBytes)
 		}
 		if ids, err = sweepbundle.IDs(data); err != nil {
 			return nil, fmt.Errorf("task %s: %s: %w: fix the file (a bug subset reaches tests/test.sh through it)", d.Task.Name, path, err)

@@ -140,6 +140,12 @@ func TestPlanErrors(t *testing.T) {
 			}
 		})
 	}
+	linked := writeTask(t, t.TempDir(), "linked", "", merge(buildable, map[string]string{"elsewhere.json": `{"subtasks": []}`}))
+	if err := os.Symlink(filepath.Join(linked, "elsewhere.json"), filepath.Join(linked, "tests", "swesweep_eval.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Plan([]*taskdef.Dir{load(t, linked)}, "r")
+	sweeptest.ErrorContains(t, err, "task linked: "+filepath.Join(linked, "tests", "swesweep_eval.json")+" is a symbolic link: refused: not a regular file: make it a regular file")
 	bad := &taskdef.Dir{Path: "x", Task: &taskdef.Task{Name: "org/name"}}
 	if _, err := Plan([]*taskdef.Dir{bad}, "r"); err == nil || !strings.Contains(err.Error(), "the name is the value of label eval.sweep.dev/task") {
 		t.Errorf("a name that is no label value: error = %v", err)
