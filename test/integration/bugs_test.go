@@ -86,4 +86,24 @@ var _ = Describe("a bug subset (spec.tasks.bugs)", func() {
 		Eventually(getRun(ns, "subset"), timeout, poll).Should(Satisfy(completed))
 		Expect(getRun(ns, "subset")().Status.BugsTotal).To(Equal(int32(2)))
 	})
+
+	It("fails the trial unscored when its verifier could not pass the subset to test.sh", func() {
+		makeTask(ns, "real", 3).grader(podcontract.GraderTestScript).bugIDs("b1", "b2", "b3").create()
+		makeRun(ns, "stale").names("real").bugs("real", "b2").create()
+		name := campaign.TrialName("stale", "real", 1)
+		k.runStage(name, agentStage, 1, agentSummary(samplePatch, ""))
+		// What sweep-hook reports when the verifier image's swesweep_eval.json lacks the id.
+		msg := "spec.bugs (b2) names bug ids that /tests/swesweep_eval.json does not have: b2; it has b1; test.sh was not run"
+		k.runStage(name, verifierStage, 1, &podcontract.Summary{Stage: verifierStage, StreamID: "s-verify", Done: true, ExitCode: -1,
+			Reason: reasons.UnknownBugs, Message: msg})
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialFailed))
+		t := k.trial(name)
+		Expect(t.Status.Reason).To(Equal(reasons.UnknownBugs))
+		Expect(t.Status.Message).To(Equal(msg))
+		Expect(t.Status.Rewards).To(BeEmpty())
+		Eventually(getRun(ns, "stale"), timeout, poll).Should(Satisfy(func(r *evalv1.SweepRun) bool { return r.Status.CompletionTime != nil }))
+		run := getRun(ns, "stale")()
+		Expect(run.Status.GradedTrials).To(BeZero())
+		Expect(run.Status.EvaluationFailures).To(Equal(int32(1)))
+	})
 })

@@ -211,7 +211,8 @@ type BugOutput struct {
 	Partial  bool   `json:"partial"`
 }
 
-// waitAndPrint waits for the evaluation and prints it; it fails when no trial was measured.
+// waitAndPrint waits for the evaluation and prints it; it fails when no trial was measured or
+// an eval.json could not be read, after printing the rest.
 func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name string) error {
 	run, trials, err := campaigns.FollowQuietly(ctx, o.ErrOut, cl, ns, name)
 	if err != nil {
