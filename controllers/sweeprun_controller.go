@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -81,7 +80,12 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
 
 	decision := campaign.Decide(run, missing, len(plan))
-	if !decision.WaitForTasks {
+	// A bug subset no trial can grade fails the campaign before its first trial; spec.tasks
+	// is immutable, so the refusal is final. A campaign with trials already goes on as it is.
+	if refusal := campaign.CheckBugs(run.Spec.Tasks.Bugs, tasks); refusal != nil && st.Trials.Created == 0 {
+		decision = refusal.Decision(run)
+	}
+	if !decision.WaitForTasks && !decision.Complete {
 		exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
 		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend) {
 			if err := r.createTrial(ctx, run, p); err != nil {
@@ -105,13 +109,9 @@ func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepR
 	if err := r.List(ctx, cms, client.InNamespace(run.Namespace), client.HasLabels{evalv1.LabelTask}); err != nil {
 		return nil, nil, err
 	}
-	matches := func(*corev1.ConfigMap) bool { return false }
-	if sel := run.Spec.Tasks.Selector; sel != nil {
-		selector, err := metav1.LabelSelectorAsSelector(sel)
-		if err != nil {
-			return nil, nil, fmt.Errorf("spec.tasks.selector: %w", err)
-		}
-		matches = func(cm *corev1.ConfigMap) bool { return selector.Matches(labels.Set(cm.Labels)) }
+	matches, err := campaign.SelectorMatcher(run.Spec.Tasks.Selector)
+	if err != nil {
+		return nil, nil, err
 	}
 	tasks, missing := campaign.SelectTasks(run.Spec.Tasks, cms.Items, matches)
 	return tasks, missing, nil

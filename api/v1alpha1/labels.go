@@ -13,6 +13,10 @@ const (
 	AnnotationAgentImage    = "eval.sweep.dev/agent-image"
 	AnnotationVerifierImage = "eval.sweep.dev/verifier-image"
 	AnnotationBugs          = "eval.sweep.dev/bugs"
+	// AnnotationBugIDs lists the task's bug ids, comma-separated in its bundle's order, for a
+	// task whose tests/ has a bundle (swesweep_eval.json, or bundle.json for the built-in
+	// grader): the SweepRun controller refuses a spec.tasks.bugs subset the task cannot take.
+	AnnotationBugIDs = "eval.sweep.dev/bug-ids"
 	// AnnotationSolution names the ConfigMap holding the task's solution, mounted only into
 	// oracle trials.
 	AnnotationSolution = "eval.sweep.dev/solution-configmap"

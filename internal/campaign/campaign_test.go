@@ -88,7 +88,7 @@ func TestSelectTasks(t *testing.T) {
 func TestTrialSpec(t *testing.T) {
 	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: evalv1.SweepRunSpec{
 		Agent:     evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}},
-		Tasks:     evalv1.TaskSelection{Names: []string{"calc"}, Bugs: map[string][]string{"calc": {"b1"}}},
+		Tasks:     evalv1.TaskSelection{Names: []string{"calc"}, Bugs: map[string][]string{"calc": {"b1", "b3", "b1"}}},
 		QueueName: "q", RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2},
 		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
 	}}
@@ -96,7 +96,7 @@ func TestTrialSpec(t *testing.T) {
 	want := evalv1.TaskTrialSpec{
 		SweepRun: "demo", Task: "calc", Attempt: 2, Images: evalv1.TrialImages{Agent: "a:1", Verifier: "v:1"},
 		Definition: `name = "calc"`, InstructionConfigMap: "t-calc", SolutionConfigMap: "t-calc-solution", Grader: "swesweep",
-		Agent: evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, Bugs: []string{"b1"}, BugsTotal: 1,
+		Agent: evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, Bugs: []string{"b1", "b3"}, BugsTotal: 2,
 		RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2}, QueueName: "q",
 		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
 	}
@@ -106,5 +106,27 @@ func TestTrialSpec(t *testing.T) {
 	run.Spec.Agent = evalv1.AgentSpec{Nop: &evalv1.NopAgent{}}
 	if got := TrialSpec(run, Task{Name: "calc", ConfigMap: taskCM("t-calc", "calc")}, 1); got.SolutionConfigMap != "" {
 		t.Errorf("a non-oracle trial must not get the solution, got %q", got.SolutionConfigMap)
+	}
+}
+
+func TestSelectorMatcher(t *testing.T) {
+	cm := taskCM("t-calc", "calc")
+	for name, tc := range map[string]struct {
+		sel  *metav1.LabelSelector
+		want bool
+	}{
+		"no selector":   {sel: nil, want: false},
+		"matching":      {sel: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "demo"}}, want: true},
+		"not matching":  {sel: &metav1.LabelSelector{MatchLabels: map[string]string{"suite": "other"}}, want: false},
+		"every task cm": {sel: &metav1.LabelSelector{}, want: true},
+	} {
+		matches, err := SelectorMatcher(tc.sel)
+		if err != nil || matches(cm) != tc.want {
+			t.Errorf("%s: matches = %v, %v; want %v", name, err == nil && matches(cm), err, tc.want)
+		}
+	}
+	_, err := SelectorMatcher(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "suite", Operator: "Near"}}})
+	if err == nil || !strings.Contains(err.Error(), "spec.tasks.selector: ") {
+		t.Errorf("an invalid selector: %v", err)
 	}
 }

@@ -13,9 +13,12 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/agentkind"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -83,6 +86,19 @@ func SelectTasks(sel evalv1.TaskSelection, configMaps []corev1.ConfigMap, matche
 	return tasks, missing
 }
 
+// SelectorMatcher is the test SelectTasks applies for a selection's label selector (none:
+// nothing matches it).
+func SelectorMatcher(sel *metav1.LabelSelector) (func(*corev1.ConfigMap) bool, error) {
+	if sel == nil {
+		return func(*corev1.ConfigMap) bool { return false }, nil
+	}
+	selector, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, fmt.Errorf("spec.tasks.selector: %w", err)
+	}
+	return func(cm *corev1.ConfigMap) bool { return selector.Matches(labels.Set(cm.Labels)) }, nil
+}
+
 // BugCount is the task's bug count from its annotation, else from task.toml, else 0.
 func BugCount(cm *corev1.ConfigMap) int32 {
 	if n, err := strconv.Atoi(cm.Annotations[evalv1.AnnotationBugs]); err == nil && n >= 0 {
@@ -124,8 +140,9 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 	if kind, _ := agentkind.Lookup(run.Spec.Agent.Kind()); kind.NeedsSolution {
 		spec.SolutionConfigMap = cm.Annotations[evalv1.AnnotationSolution]
 	}
-	if bugs := run.Spec.Tasks.Bugs[task.Name]; len(bugs) > 0 {
-		spec.Bugs = append([]string(nil), bugs...)
+	// Each bug once, as SWE-sweep's harness takes a subset: BugsTotal bounds n_subtasks.
+	if bugs := sweepbundle.Unique(run.Spec.Tasks.Bugs[task.Name]); len(bugs) > 0 {
+		spec.Bugs = bugs
 		spec.BugsTotal = int32(len(bugs))
 	}
 	return spec

@@ -1,10 +1,14 @@
 package catalogue
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -13,7 +17,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/regularfile"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -28,6 +35,9 @@ type Entry struct {
 	Grader            string
 	// SolutionFiles are the file names directly in solution/.
 	SolutionFiles []string
+	// BugIDs are the bug ids of the task's bundle in its order, nil when tests/ has none: a
+	// bug subset can reach only a task that has them (AnnotationBugIDs).
+	BugIDs []string
 }
 
 // Image returns the entry's image of a role.
@@ -61,8 +71,11 @@ func Plan(dirs []*taskdef.Dir, registry string) ([]Entry, error) {
 			return nil, err
 		}
 		e := Entry{Dir: d, ConfigMap: cm, Images: images}
-		if _, err := os.Stat(filepath.Join(d.Path, TestsDir, "bundle.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(d.Path, TestsDir, swesweep.BundleFile)); err == nil {
 			e.Grader = pc.GraderSWESweep // a SWE-sweep grading bundle: tests/bundle.json (docs/task-format.md)
+		}
+		if e.BugIDs, err = bugIDs(d, e.Grader); err != nil {
+			return nil, err
 		}
 		if e.SolutionFiles, err = solutionFiles(d); err != nil {
 			return nil, err
@@ -73,6 +86,50 @@ func Plan(dirs []*taskdef.Dir, registry string) ([]Entry, error) {
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// bugIDs reads the bug ids of the task's bundle: tests/bundle.json for the built-in grader,
+// else SWE-sweep's tests/swesweep_eval.json, through which a subset reaches tests/test.sh. A
+// task with neither has none (nil).
+func bugIDs(d *taskdef.Dir, grader string) ([]string, error) {
+	var ids []string
+	var path string
+	if grader == pc.GraderSWESweep {
+		path = filepath.Join(d.Path, TestsDir, swesweep.BundleFile)
+		data, err := os.ReadFile(path) // as the grader reads it
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", d.Task.Name, err)
+		}
+		var b swesweep.Bundle
+		if err := json.Unmarshal(data, &b); err != nil {
+			return nil, fmt.Errorf("task %s: %s: %w: fix the bundle", d.Task.Name, path, err)
+		}
+		ids = []string{}
+		for _, bug := range b.Bugs {
+			ids = append(ids, bug.ID)
+		}
+	} else {
+		path = filepath.Join(d.Path, TestsDir, sweepbundle.File)
+		// As the verifier stage reads it: a symbolic link, which the image would carry as one,
+		// is refused there too.
+		data, err := regularfile.ReadFile(path, sweepbundle.MaxBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w: make it a regular file of at most %d bytes (a bug subset reaches tests/test.sh through it)", d.Task.Name, err, sweepbundle.MaxBytes)
+		}
+		if ids, err = sweepbundle.IDs(data); err != nil {
+			return nil, fmt.Errorf("task %s: %s: %w: fix the file (a bug subset reaches tests/test.sh through it)", d.Task.Name, path, err)
+		}
+	}
+	for _, id := range ids {
+		if id == "" || strings.Contains(id, ",") {
+			return nil, fmt.Errorf("task %s: %s: bug id %q: the ids are listed comma-separated in annotation %s, so an id is neither empty nor holds a comma: rename the bug",
+				d.Task.Name, path, id, evalv1.AnnotationBugIDs)
+		}
+	}
+	return ids, nil
 }
 
 // solutionFiles lists solution/'s files. A ConfigMap key cannot hold a path, so nested
@@ -138,6 +195,9 @@ func WriteKustomization(out string, entries []Entry) error {
 		}
 		if e.SolutionConfigMap != "" {
 			annotations[evalv1.AnnotationSolution] = e.SolutionConfigMap
+		}
+		if e.BugIDs != nil {
+			annotations[evalv1.AnnotationBugIDs] = strings.Join(e.BugIDs, ",")
 		}
 		gen, err := WriteGenerator(out, filepath.Join(tasksFolder, e.ConfigMap), e.ConfigMap, e.Dir.Path+"'s task.toml and instruction.md", taskFiles)
 		if err != nil {

@@ -116,6 +116,12 @@ func TestPlanErrors(t *testing.T) {
 		"no tests":         {tasks: map[string]map[string]string{"a": {"environment/Dockerfile": ""}}, registry: "r", want: "the verifier image holds the hidden tests; add tests/"},
 		"nested solution":  {tasks: map[string]map[string]string{"a": merge(buildable, map[string]string{"solution/sub/x.patch": ""})}, registry: "r", want: "sub is not a regular file: the solution ConfigMap holds only the files directly in solution/"},
 		"same object name": {tasks: map[string]map[string]string{"a_b": buildable, "a-b": buildable}, registry: "r", want: "tasks a-b and a_b both become ConfigMap a-b: rename one"},
+		"malformed swesweep_eval.json": {tasks: map[string]map[string]string{"a": merge(buildable, map[string]string{"tests/swesweep_eval.json": `{"task": "a"}`})}, registry: "r",
+			want: filepath.Join("a", "tests", "swesweep_eval.json") + `: swesweep_eval.json has no "subtasks" list: fix the file (a bug subset reaches tests/test.sh through it)`},
+		"a comma in a bug id": {tasks: map[string]map[string]string{"a": merge(buildable, map[string]string{"tests/swesweep_eval.json": `{"subtasks": [{"id": "x,y"}]}`})}, registry: "r",
+			want: `bug id "x,y": the ids are listed comma-separated in annotation eval.sweep.dev/bug-ids, so an id is neither empty nor holds a comma: rename the bug`},
+		"malformed bundle.json": {tasks: map[string]map[string]string{"a": merge(buildable, map[string]string{"tests/bundle.json": `{"bugs": 1}`})}, registry: "r",
+			want: filepath.Join("a", "tests", "bundle.json") + ": json: cannot unmarshal number"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -134,6 +140,12 @@ func TestPlanErrors(t *testing.T) {
 			}
 		})
 	}
+	linked := writeTask(t, t.TempDir(), "linked", "", merge(buildable, map[string]string{"elsewhere.json": `{"subtasks": []}`}))
+	if err := os.Symlink(filepath.Join(linked, "elsewhere.json"), filepath.Join(linked, "tests", "swesweep_eval.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Plan([]*taskdef.Dir{load(t, linked)}, "r")
+	sweeptest.ErrorContains(t, err, "task linked: "+filepath.Join(linked, "tests", "swesweep_eval.json")+" is a symbolic link: refused: not a regular file: make it a regular file")
 	bad := &taskdef.Dir{Path: "x", Task: &taskdef.Task{Name: "org/name"}}
 	if _, err := Plan([]*taskdef.Dir{bad}, "r"); err == nil || !strings.Contains(err.Error(), "the name is the value of label eval.sweep.dev/task") {
 		t.Errorf("a name that is no label value: error = %v", err)
@@ -154,9 +166,12 @@ func merge(a, b map[string]string) map[string]string {
 func TestWriteKustomization(t *testing.T) {
 	root := t.TempDir()
 	dir := writeTask(t, root, "demo", "[metadata]\nn_subtasks = 3\n", merge(buildable, map[string]string{
-		"tests/bundle.json": "{}", "solution/solve.sh": "#!/bin/sh\n", "solution/fix.patch": "diff\n"}))
+		"tests/bundle.json": `{"bugs": [{"id": "b2"}, {"id": "b1"}, {"id": "b3"}]}`, "solution/solve.sh": "#!/bin/sh\n", "solution/fix.patch": "diff\n"}))
 	plain := writeTask(t, root, "plain", "[environment]\ndocker_image = \"img:1\"\n[verifier.environment]\ndocker_image = \"vimg:1\"\n", nil)
-	dirs, err := taskdef.LoadDirs([]string{dir, plain})
+	// A task in SWE-sweep's own format: graded by its tests/test.sh, its bugs in swesweep_eval.json.
+	sweep := writeTask(t, root, "sweep", "[environment]\ndocker_image = \"img:2\"\n[verifier.environment]\ndocker_image = \"vimg:2\"\n", map[string]string{
+		"tests/test.sh": "#!/bin/sh\n", "tests/swesweep_eval.json": `{"schema": 2, "subtasks": [{"id": "sweep-9f"}, {"f2p": ["t::x"], "id": "sweep-1a", "target_files": []}]}`})
+	dirs, err := taskdef.LoadDirs([]string{dir, plain, sweep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,6 +200,7 @@ kind: ConfigMap
 metadata:
   annotations:
     eval.sweep.dev/agent-image: ` + env + `
+    eval.sweep.dev/bug-ids: b2,b1,b3
     eval.sweep.dev/bugs: "3"
     eval.sweep.dev/grader: swesweep
     eval.sweep.dev/solution-configmap: demo-solution
@@ -220,6 +236,25 @@ metadata:
   labels:
     eval.sweep.dev/task: plain
   name: plain
+---
+apiVersion: v1
+data:
+  task.toml: |
+    name = "sweep"
+    [environment]
+    docker_image = "img:2"
+    [verifier.environment]
+    docker_image = "vimg:2"
+kind: ConfigMap
+metadata:
+  annotations:
+    eval.sweep.dev/agent-image: img:2
+    eval.sweep.dev/bug-ids: sweep-9f,sweep-1a
+    eval.sweep.dev/bugs: "0"
+    eval.sweep.dev/verifier-image: vimg:2
+  labels:
+    eval.sweep.dev/task: sweep
+  name: sweep
 `
 	if diff := cmp.Diff(want, string(rendered)); diff != "" {
 		t.Errorf("kustomize build (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -15,6 +16,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sandbox"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 )
 
 // VerifyOptions are what the verifier stage needs besides its spec and paths.
@@ -75,6 +77,12 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 		if err := protectRunDir(sandbox.Check(), paths); err != nil {
 			log.Printf("the run directory stays writable to the tests: %v", err)
 		}
+		if sv := spec.Verifier; sv != nil && len(sv.Bugs) > 0 {
+			v.setupErr = selectSubtasks(paths.Tests, sv.Bugs)
+			if v.setupErr == nil {
+				log.Printf("bug subset: %s lists only the subtasks %s", filepath.Join(paths.Tests, sweepbundle.File), strings.Join(sweepbundle.Unique(sv.Bugs), ", "))
+			}
+		}
 	}
 	if v.setupErr == nil {
 		v.run, v.setupErr = runVerifier(ctx, grader, spec, paths, opts, log)
@@ -133,7 +141,10 @@ type verifierResult struct {
 // decide is the done document's reason, message and rewards. writeFailed says that a
 // built-in grader left no valid result: the stage then writes grader_failed into reward.json.
 func (v verifierResult) decide() (reason, message string, rewards reward.Result, writeFailed bool) {
+	var subset *subsetError
 	switch {
+	case errors.As(v.setupErr, &subset):
+		return subset.reason, subset.message, nil, false
 	case v.setupErr != nil && v.builtIn:
 		return reasons.GraderFailed, v.setupErr.Error(), nil, false
 	case v.setupErr != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +59,12 @@ func (w *taskWrapper) grader(name string) *taskWrapper {
 	return w
 }
 
+// bugIDs lists the task's bug ids, as the catalogue does for a task with a bundle.
+func (w *taskWrapper) bugIDs(ids ...string) *taskWrapper {
+	w.Annotations[evalv1.AnnotationBugIDs] = strings.Join(ids, ",")
+	return w
+}
+
 func (w *taskWrapper) create() *corev1.ConfigMap {
 	ExpectWithOffset(1, k8s.Create(context.Background(), &w.ConfigMap)).To(Succeed())
 	return &w.ConfigMap
@@ -89,8 +96,10 @@ func (w *runWrapper) retries(n int32) *runWrapper {
 	w.Spec.RetryPolicy.InfrastructureRetries = n
 	return w
 }
+
+// bugs gives task a bug subset; no ids is an empty list, not a null one.
 func (w *runWrapper) bugs(task string, ids ...string) *runWrapper {
-	w.Spec.Tasks.Bugs = map[string][]string{task: ids}
+	w.Spec.Tasks.Bugs = map[string][]string{task: append([]string{}, ids...)}
 	return w
 }
 func (w *runWrapper) obj() *evalv1.SweepRun { return &w.SweepRun }

@@ -124,3 +124,19 @@ const (
 	// Resumed: spec.suspend went back to false (Suspended condition false).
 	Resumed string = "Resumed"
 )
+
+// Reasons a bug subset (SweepRun spec.tasks.bugs) is refused: the SweepRun fails when it is
+// created, before any trial, with the field and the fix in the message; a trial's verifier
+// stage gives the same reason when its task's tests/swesweep_eval.json cannot take the subset.
+const (
+	// EmptyBugSubset: spec.tasks.bugs gives a task an empty list. Name at least one bug id, or
+	// leave the task out of spec.tasks.bugs to grade all its bugs.
+	EmptyBugSubset string = "EmptyBugSubset"
+	// UnknownBugs: spec.tasks.bugs names bug ids the task does not have. Use ids of the task's
+	// bundle (its ConfigMap's eval.sweep.dev/bug-ids annotation).
+	UnknownBugs string = "UnknownBugs"
+	// BugSubsetUnsupported: spec.tasks.bugs names a task graded by its own tests/test.sh that
+	// has no tests/swesweep_eval.json, which is how a subset reaches it. Bundle the task again
+	// with `sweep tasks bundle` if it has one, or grade all its bugs.
+	BugSubsetUnsupported string = "BugSubsetUnsupported"
+)

@@ -19,6 +19,7 @@ var all = map[string]string{
 	Completed: "Completed", Graded: "Graded",
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
+	EmptyBugSubset: "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 }
 
 func TestValues(t *testing.T) {
@@ -27,8 +28,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 29 {
-		t.Errorf("%d reasons pinned, want 29: pin a new reason here", len(all))
+	if len(all) != 32 {
+		t.Errorf("%d reasons pinned, want 32: pin a new reason here", len(all))
 	}
 }
 

@@ -9,9 +9,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/eval"
@@ -69,14 +72,61 @@ func TestEvalWaitsAndPrints(t *testing.T) {
 			o.Format = tc.format
 			stdout, _, done := clitest.Start(context.Background(), o, "demo", "testdata/fix.patch")
 			run := clitest.OnlyRun(t, cl, ns)
-			clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 1, true)).FinishWithEval(t, cl,
-				`{"schema": "sweep-eval/1", "bugs": [{"id": "b1", "resolved": true, "partial": false}, {"id": "b2", "resolved": false, "partial": true}], "regressions": []}`)
+			// The eval.json of SWE-sweep's own grader, as a real task's tests/test.sh writes it.
+			clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(3, 1, false)).FinishWithEval(t, cl, swesweepEval(t))
 			if err := clitest.Wait(t, "eval after its trial finished", done); err != nil {
 				t.Fatal(err)
 			}
 			clitest.Golden(t, tc.golden, strings.ReplaceAll(stdout.String(), run.Name, "RUN"))
 		})
 	}
+}
+
+// swesweepEval is an eval.json in SWE-sweep's schema, written by hand from its grader's.
+func swesweepEval(t *testing.T) string {
+	b, err := os.ReadFile("testdata/swesweep-eval.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// An eval.json that cannot be read fails the command after every row is printed, naming the
+// trial and the Secret key.
+func TestEvalMalformedEval(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	o := evalOptions(srv.Cluster(ns))
+	o.Attempts = 2
+	stdout, _, done := clitest.Start(context.Background(), o, "demo", "testdata/fix.patch")
+	run := clitest.OnlyRun(t, cl, ns)
+	clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(3, 1, false)).FinishWithEval(t, cl, swesweepEval(t))
+	bad := clitest.MakeTrial(run, "demo", 2).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 2, true)).FinishWithEval(t, cl, `{"subtasks": [{"subtask_id": "b1"`)
+	err := clitest.Wait(t, "eval after its trials finished", done)
+	sweeptest.ErrorContains(t, err, "trial "+bad.Name+": secret "+ns+"/"+podbuild.ResultsSecretName(bad.Name)+" key eval.json is not SWE-sweep's eval.json (unexpected end of JSON input), so its bugs are not shown",
+		"kubectl get secret "+podbuild.ResultsSecretName(bad.Name)+" -n "+ns)
+	for _, row := range []string{"demo-3f9a01c2e4b7  1        resolved", "demo-b7c2d4e6f809  1        partial", "2        Succeeded  1.0000  2/2", "score:"} {
+		if !strings.Contains(stdout.String(), row) {
+			t.Errorf("stdout lacks %q:\n%s", row, stdout)
+		}
+	}
+}
+
+// A SweepRun the controller refused before any trial ends the wait with its reason.
+func TestEvalRefusedByController(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	_, _, done := clitest.Start(context.Background(), evalOptions(srv.Cluster(ns)), "demo", "testdata/fix.patch")
+	run := clitest.OnlyRun(t, cl, ns)
+	run.Status.Phase = evalv1.SweepRunFailedPh
+	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: evalv1.SweepRunFailed, Status: metav1.ConditionTrue,
+		Reason: reasons.UnknownBugs, Message: "sweeprun " + ns + "/" + run.Name + `: spec.tasks.bugs["demo"] names bug ids that task demo does not have: b9`})
+	clitest.Must(t, cl.Status().Update(context.Background(), run))
+	err := clitest.Wait(t, "eval after its SweepRun failed", done)
+	sweeptest.ErrorContains(t, err, "sweeprun "+run.Name+" ended Failed with no trial: UnknownBugs: sweeprun "+ns+"/"+run.Name+`: spec.tasks.bugs["demo"] names bug ids`,
+		"kubectl describe sweeprun "+run.Name+" -n "+ns)
 }
 
 func TestEvalNothingMeasured(t *testing.T) {
@@ -109,6 +159,12 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"demo", big}, nil, []string{"has 1048577 bytes, more than the 1048576 a Secret holds"}},
 		{[]string{"demo", "testdata/fix.patch"}, func(o *eval.Options) { o.Attempts = 0 }, []string{"flag --attempts: want 1 to 100, got 0"}},
 		{[]string{"demo", "testdata/fix.patch"}, func(o *eval.Options) { o.Timeout = 10000 * time.Hour }, []string{"flag --timeout 10000h0m0s is more than 999.999 times the task's verifier timeout of 600s"}},
+		// Bug subsets are refused as the controller would refuse the SweepRun, before anything is created.
+		{[]string{"demo", "testdata/fix.patch"}, func(o *eval.Options) { o.Bugs = []string{"b2", " b9", "a0"} }, []string{
+			`flag --bugs b2,b9,a0 (spec.tasks.bugs of the SweepRun it would create): UnknownBugs: spec.tasks.bugs["demo"] names bug ids that task demo does not have: a0, b9; its bugs are b1,b2 (annotation eval.sweep.dev/bug-ids of configmap demo)`}},
+		{[]string{"hello", "testdata/fix.patch"}, func(o *eval.Options) { o.Bugs = []string{"b1"} }, []string{
+			`flag --bugs b1 (spec.tasks.bugs of the SweepRun it would create): BugSubsetUnsupported: spec.tasks.bugs["hello"]: task hello is graded by its own tests/test.sh, which takes a bug subset only through tests/swesweep_eval.json`}},
+		{[]string{"demo", "testdata/fix.patch"}, func(o *eval.Options) { o.Bugs = []string{" ", ""} }, []string{"flag --bugs: name at least one bug id, comma-separated, or leave the flag out to grade every bug"}},
 	} {
 		o := evalOptions(srv.Cluster(ns))
 		if tc.flags != nil {

@@ -4,6 +4,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -61,6 +63,17 @@ func (o *Options) Validate() error {
 	if o.Attempts < 1 || o.Attempts > 100 {
 		return fmt.Errorf("flag --attempts: want 1 to 100, got %d", o.Attempts)
 	}
+	// As SWE-sweep's `sweep eval --bugs` reads the list: ids trimmed, empty ones dropped.
+	var ids []string
+	for _, id := range o.Bugs {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(o.Bugs) > 0 && len(ids) == 0 {
+		return fmt.Errorf("flag --bugs: name at least one bug id, comma-separated, or leave the flag out to grade every bug")
+	}
+	o.Bugs = ids
 	return nil
 }
 
@@ -84,6 +97,10 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	if len(o.Bugs) > 0 {
 		spec.Tasks.Bugs = map[string][]string{o.Task: o.Bugs}
+		// Refused here as the controller would refuse the SweepRun, before anything is created.
+		if refusal := campaign.CheckBugs(spec.Tasks.Bugs, []campaign.Task{{Name: o.Task, ConfigMap: cm}}); refusal != nil {
+			return fmt.Errorf("flag --bugs %s (spec.tasks.bugs of the SweepRun it would create): %s: %s", strings.Join(o.Bugs, ","), refusal.Reason, refusal.Message)
+		}
 	}
 	if o.Timeout > 0 {
 		multiplier, err := verifierMultiplier(cm, o.Timeout)
@@ -182,6 +199,9 @@ type TrialOutput struct {
 	Rewards     map[string]string `json:"rewards,omitempty"`
 	Bugs        []BugOutput       `json:"bugs,omitempty"`
 	Regressions []string          `json:"regressions,omitempty"`
+	// EvalError says why the trial's eval.json could not be read: its bugs are left out and
+	// the command fails after printing the rest.
+	EvalError string `json:"evalError,omitempty"`
 }
 
 // BugOutput is one bug's outcome in a trial.
@@ -191,14 +211,18 @@ type BugOutput struct {
 	Partial  bool   `json:"partial"`
 }
 
-// waitAndPrint waits for the evaluation and prints it; it fails when no trial was measured.
+// waitAndPrint waits for the evaluation and prints it; it fails when no trial was measured or
+// an eval.json could not be read, after printing the rest.
 func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name string) error {
-	_, trials, err := campaigns.FollowQuietly(ctx, o.ErrOut, cl, ns, name)
+	run, trials, err := campaigns.FollowQuietly(ctx, o.ErrOut, cl, ns, name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("stopped waiting; the evaluation goes on: follow it with `sweep watch %s -n %s` and read it with `sweep info %s -n %s`", name, ns, name, ns)
 		}
 		return err
+	}
+	if len(trials) == 0 {
+		return fmt.Errorf("sweeprun %s ended %s with no trial: %s; see `kubectl describe sweeprun %s -n %s`", name, clioptions.OrDash(string(run.Status.Phase)), failedCondition(run), name, ns)
 	}
 	out := evalOutput{SweepRun: name, Task: o.Task}
 	var scored []scoring.Trial
@@ -216,15 +240,36 @@ func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name s
 	if err := clioptions.Write(o.Out, o.Format, out, func(w io.Writer) error { return writeEvalTable(w, out, rep) }); err != nil {
 		return err
 	}
+	var errs []error
 	if rep.GradedTasks == 0 {
 		first := out.Trials[0]
-		return fmt.Errorf("sweeprun %s measured nothing: trial %s ended %s (%s: %s); see `kubectl describe tasktrial %s -n %s`",
-			name, first.Name, first.Phase, clioptions.OrDash(first.Reason), clioptions.OrDash(first.Message), first.Name, ns)
+		errs = append(errs, fmt.Errorf("sweeprun %s measured nothing: trial %s ended %s (%s: %s); see `kubectl describe tasktrial %s -n %s`",
+			name, first.Name, first.Phase, clioptions.OrDash(first.Reason), clioptions.OrDash(first.Message), first.Name, ns))
 	}
-	return nil
+	return errors.Join(append(errs, EvalErrors(out.Trials)...)...)
 }
 
-// TrialResult reads a finished trial's per-bug outcome from the eval.json its verifier left.
+// EvalErrors are the trials' unreadable eval.json files, one error each.
+func EvalErrors(trials []TrialOutput) []error {
+	var errs []error
+	for _, t := range trials {
+		if t.EvalError != "" {
+			errs = append(errs, errors.New(t.EvalError))
+		}
+	}
+	return errs
+}
+
+// failedCondition is the reason and message of a campaign's Failed condition.
+func failedCondition(run *evalv1.SweepRun) string {
+	if c := meta.FindStatusCondition(run.Status.Conditions, evalv1.SweepRunFailed); c != nil {
+		return c.Reason + ": " + c.Message
+	}
+	return "no reason recorded"
+}
+
+// TrialResult reads a finished trial's per-bug outcome from the eval.json its verifier left. An
+// eval.json that cannot be read is named in the output's EvalError; the error is the cluster's.
 func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (TrialOutput, error) {
 	out := TrialOutput{Name: tr.Name, Attempt: tr.Spec.Attempt, Phase: string(tr.Status.Phase), Reason: tr.Status.Reason,
 		Message: tr.Status.Message, Rewards: tr.Status.Rewards}
@@ -236,16 +281,30 @@ func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (T
 	if !ok {
 		return out, nil
 	}
-	var ev swesweep.Eval
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return out, fmt.Errorf("secret %s/%s key %s: not eval.json (%v): the verifier wrote something else; regrade the trial",
-			tr.Namespace, podbuild.ResultsSecretName(tr.Name), podcontract.RecordEval, err)
+	if out.Bugs, out.Regressions, err = BugRows(raw); err != nil {
+		secret := podbuild.ResultsSecretName(tr.Name)
+		out.EvalError = fmt.Sprintf("trial %s: secret %s/%s key %s is not SWE-sweep's eval.json (%v), so its bugs are not shown: the verifier wrote something else; "+
+			"read it with `kubectl get secret %s -n %s -o jsonpath='{.data.eval\\.json}' | base64 -d`", tr.Name, tr.Namespace, secret, podcontract.RecordEval, err, secret, tr.Namespace)
 	}
-	for _, b := range ev.Bugs {
-		out.Bugs = append(out.Bugs, BugOutput{ID: b.ID, Resolved: b.Resolved, Partial: b.Partial})
-	}
-	out.Regressions = ev.Regressions
 	return out, nil
+}
+
+// BugRows are the bugs and regressions of an eval.json in SWE-sweep's schema: its subtasks
+// list (subtask_id, resolved, partial) and its regressions, which SWE-sweep's own grader (a
+// task's tests/test.sh) and the built-in bundle grader both write.
+func BugRows(evalJSON []byte) ([]BugOutput, []string, error) {
+	var ev swesweep.Eval
+	if err := json.Unmarshal(evalJSON, &ev); err != nil {
+		return nil, nil, err
+	}
+	var bugs []BugOutput
+	for i, b := range ev.Subtasks {
+		if b.SubtaskID == "" {
+			return nil, nil, fmt.Errorf("subtasks[%d] has no subtask_id", i)
+		}
+		bugs = append(bugs, BugOutput{ID: b.SubtaskID, Resolved: b.Resolved, Partial: b.Partial})
+	}
+	return bugs, ev.Regressions, nil
 }
 
 // BugVerdict is a bug's outcome in a word.

@@ -1,13 +1,18 @@
 package eval
 
 import (
+	"encoding/json"
+	"os"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -47,5 +52,51 @@ func TestBugVerdict(t *testing.T) {
 		if got := BugVerdict(b); got != want {
 			t.Errorf("%+v: %s, want %s", b, got, want)
 		}
+	}
+}
+
+// BugRows reads SWE-sweep's eval.json schema: the file a real task's own grader writes, and the
+// one the built-in bundle grader writes, which carries SWE-sweep's fields beside its own.
+func TestBugRows(t *testing.T) {
+	upstream, err := os.ReadFile("testdata/swesweep-eval.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := json.Marshal(swesweep.Eval{Schema: "sweep-eval/1", Mode: "agent", Regressions: []string{},
+		Bugs: []swesweep.BugReport{{ID: "b1", Resolved: true}, {ID: "b2"}},
+		SweepEval: swesweep.SweepEval{AgentBuildOK: true, NSubtasks: 2, NResolved: 1, NPartial: 1,
+			Subtasks: []swesweep.SweepBug{{SubtaskID: "b1", Resolved: true}, {SubtaskID: "b2", Partial: true}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		evalJSON    []byte
+		bugs        []BugOutput
+		regressions []string
+	}{
+		"SWE-sweep's grader": {evalJSON: upstream,
+			bugs:        []BugOutput{{ID: "demo-3f9a01c2e4b7", Resolved: true}, {ID: "demo-b7c2d4e6f809", Partial: true}, {ID: "demo-0c1d2e3f4a5b"}},
+			regressions: []string{"tests.test_core::test_roundtrip[café]"}},
+		"the bundle grader":            {evalJSON: ours, bugs: []BugOutput{{ID: "b1", Resolved: true}, {ID: "b2", Partial: true}}, regressions: []string{}},
+		"a build failure: no subtasks": {evalJSON: []byte(`{"agent_build_ok": false, "subtasks": [], "regressions": []}`), regressions: []string{}},
+	} {
+		bugs, regressions, err := BugRows(tc.evalJSON)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff([]any{tc.bugs, tc.regressions}, []any{bugs, regressions}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	for evalJSON, want := range map[string]string{
+		`{`:                                   "unexpected end of JSON input",
+		`{"subtasks": {"subtask_id": "b1"}}`:  "cannot unmarshal object",
+		`{"subtasks": [{"resolved": true}]}`:  "subtasks[0] has no subtask_id",
+		`{"subtasks": [{"subtask_id": 1}]}`:   "cannot unmarshal number",
+		`{"regressions": "tests::test_a"}`:    "cannot unmarshal string",
+		`{"subtasks": [{"resolved": "yes"}]}`: "cannot unmarshal string",
+	} {
+		_, _, err := BugRows([]byte(evalJSON))
+		sweeptest.ErrorContains(t, err, want)
 	}
 }

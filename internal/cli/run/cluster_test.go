@@ -116,3 +116,34 @@ func TestRunWatchFollowsUntilDone(t *testing.T) {
 		}
 	}
 }
+
+// A bug subset the controller would refuse is refused before anything is applied; one it
+// would take is applied as it is.
+func TestRunRefusesBugSubset(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	apply := func(content string) (string, error) {
+		out, _, err := clitest.Execute(context.Background(), &run.Options{Cluster: srv.Cluster(ns), File: writeManifest(t, content)})
+		return out, err
+	}
+	subset := func(task, ids string) string {
+		return strings.Replace(manifest, "names: [demo]", "names: [demo, hello]\n    bugs:\n      "+task+": "+ids, 1)
+	}
+	for bugs, want := range map[string][]string{
+		subset("hello", "[b1]"):    {"sweeprun nightly in namespace " + ns, "not applied: BugSubsetUnsupported: " + `spec.tasks.bugs["hello"]: task hello is graded by its own tests/test.sh`},
+		subset("demo", "[b1, b7]"): {"not applied: UnknownBugs: " + `spec.tasks.bugs["demo"] names bug ids that task demo does not have: b7; its bugs are b1,b2`},
+		subset("demo", "[]"):       {"not applied: EmptyBugSubset: " + `spec.tasks.bugs["demo"] is empty`},
+	} {
+		_, err := apply(bugs)
+		sweeptest.ErrorContains(t, err, want...)
+	}
+	list := &evalv1.SweepRunList{}
+	clitest.Must(t, cl.List(context.Background(), list, client.InNamespace(ns)))
+	if len(list.Items) != 0 {
+		t.Fatalf("refused subsets applied %d SweepRuns", len(list.Items))
+	}
+	if out, err := apply(subset("demo", "[b2]")); err != nil || !strings.Contains(out, "nightly created") {
+		t.Errorf("a subset of known ids: %q, %v", out, err)
+	}
+}

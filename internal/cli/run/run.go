@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
@@ -53,6 +56,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if obj.GetNamespace() == "" {
 		obj.SetNamespace(ns)
 	}
+	if err := checkBugs(ctx, cl, obj); err != nil {
+		return fmt.Errorf("sweeprun %s in namespace %s from %s, not applied: %w", obj.GetName(), obj.GetNamespace(), o.File, err)
+	}
 	outcome, err := applySweepRun(ctx, cl, obj)
 	if err != nil {
 		return fmt.Errorf("applying sweeprun %s in namespace %s from %s: %w", obj.GetName(), obj.GetNamespace(), o.File, campaigns.CreateHint(err))
@@ -85,6 +91,29 @@ func readSweepRunManifest(stdin io.Reader, file string) (*unstructured.Unstructu
 		return nil, fmt.Errorf("%s: metadata.name is empty: name the campaign (or set metadata.generateName)", file)
 	}
 	return obj, nil
+}
+
+// checkBugs refuses the manifest's bug subsets as the controller would refuse the SweepRun
+// (campaign.CheckBugs), so that nothing is applied. A manifest the typed API cannot read, or
+// task ConfigMaps this user cannot list, are left to the API server and the controller.
+func checkBugs(ctx context.Context, cl client.Client, obj *unstructured.Unstructured) error {
+	run := &evalv1.SweepRun{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, run); err != nil || len(run.Spec.Tasks.Bugs) == 0 {
+		return nil
+	}
+	matches, err := campaign.SelectorMatcher(run.Spec.Tasks.Selector)
+	if err != nil {
+		return nil
+	}
+	cms := &corev1.ConfigMapList{}
+	if err := cl.List(ctx, cms, client.InNamespace(obj.GetNamespace()), client.HasLabels{evalv1.LabelTask}); err != nil {
+		return nil
+	}
+	tasks, _ := campaign.SelectTasks(run.Spec.Tasks, cms.Items, matches)
+	if refusal := campaign.CheckBugs(run.Spec.Tasks.Bugs, tasks); refusal != nil {
+		return fmt.Errorf("%s: %s", refusal.Reason, refusal.Message)
+	}
+	return nil
 }
 
 // fieldManager owns the fields sweep applies.

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -85,11 +86,17 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 			failed++
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d bugs failed the check: fix the task's solution or hidden tests (see `sweep info %s --per-task` and `sweep info %s --per-task`)",
-			failed, len(rows), runs[agentkind.Oracle].Name, runs[agentkind.Nop].Name)
+	if failed == 0 {
+		return nil
 	}
-	return nil
+	var trials []eval.TrialOutput
+	for _, kind := range []string{agentkind.Oracle, agentkind.Nop} {
+		for _, task := range args {
+			trials = append(trials, outcomes[kind][task])
+		}
+	}
+	return errors.Join(append([]error{fmt.Errorf("%d of %d bugs failed the check: fix the task's solution or hidden tests (see `sweep info %s --per-task` and `sweep info %s --per-task`)",
+		failed, len(rows), runs[agentkind.Oracle].Name, runs[agentkind.Nop].Name)}, eval.EvalErrors(trials)...)...)
 }
 
 // waitForOutcomes follows a run to its end and reads each task's trial result.
@@ -127,6 +134,10 @@ func checkRows(tasks []string, oracle, nop map[string]eval.TrialOutput) []checkR
 	var rows []checkRow
 	for _, task := range tasks {
 		o, n := oracle[task], nop[task]
+		if problem := unreadable(o) + unreadable(n); problem != "" {
+			rows = append(rows, checkRow{Task: task, Bug: "-", Oracle: o.Phase, Nop: n.Phase, Verdict: strings.TrimSuffix(problem, "; ")})
+			continue
+		}
 		if problem := unmeasured(o, agentkind.Oracle) + unmeasured(n, agentkind.Nop); problem != "" {
 			rows = append(rows, checkRow{Task: task, Bug: "-", Oracle: clioptions.OrDash(o.Phase), Nop: clioptions.OrDash(n.Phase), Verdict: strings.TrimSuffix(problem, "; ")})
 			continue
@@ -169,6 +180,15 @@ func checkRows(tasks []string, oracle, nop map[string]eval.TrialOutput) []checkR
 		}
 	}
 	return rows
+}
+
+// unreadable is the problem of a trial whose eval.json could not be read, so that its bugs
+// cannot be checked.
+func unreadable(t eval.TrialOutput) string {
+	if t.EvalError == "" {
+		return ""
+	}
+	return t.EvalError + "; "
 }
 
 func unmeasured(t eval.TrialOutput, agent string) string {

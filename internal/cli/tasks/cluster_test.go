@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/tasks"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -31,9 +33,9 @@ func TestTasksCheck(t *testing.T) {
 	clitest.WaitFor(t, "the oracle and nop SweepRuns", func() bool {
 		return cl.List(context.Background(), list, client.InNamespace(ns)) == nil && len(list.Items) == 2
 	})
-	bugs := func(b2 string) string {
-		return `{"schema": "sweep-eval/1", "regressions": [], "bugs": [{"id": "b1", "resolved": ` + map[bool]string{true: "true", false: "false"}[b2 == "oracle"] + `}, {"id": "b2", "resolved": true}]}`
-	}
+	// eval.json in SWE-sweep's schema, as SWE-sweep's own grader writes it: the oracle resolves
+	// both bugs of demo; nop resolves b2 too, which the check flags.
+	bugs := func(kind string) string { return swesweepEval(kind == "oracle", true) }
 	names := map[string]string{}
 	for i := range list.Items {
 		run := &list.Items[i]
@@ -42,7 +44,6 @@ func TestTasksCheck(t *testing.T) {
 		if len(run.Spec.Tasks.Names) != 2 || run.Spec.Attempts != 1 || run.Spec.RetryPolicy.InfrastructureRetries != 3 {
 			t.Errorf("%s run spec = %+v", kind, run.Spec)
 		}
-		// The oracle resolves both bugs of demo; nop resolves b2 too, which the check flags.
 		clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 2, true)).FinishWithEval(t, cl, bugs(kind))
 		reward := map[string]string{"oracle": "1.0000", "nop": "0.0000"}[kind]
 		clitest.MakeTrial(run, "hello", 1).Phase(evalv1.TrialSucceeded).Rewards(map[string]string{"reward": reward}).Create(t, cl)
@@ -52,6 +53,58 @@ func TestTasksCheck(t *testing.T) {
 	sweeptest.ErrorContains(t, err, "1 of 3 bugs failed the check", "sweep info "+names["oracle"]+" --per-task")
 	if errOut := stderr.String(); !strings.Contains(errOut, "started sweeprun "+names["oracle"]+" (oracle agent)") {
 		t.Errorf("stderr = %q", errOut)
+	}
+}
+
+// swesweepEval is an eval.json as SWE-sweep's grader writes it (upstream's keys, by hand), with
+// the verdicts of demo's bugs b1 and b2.
+func swesweepEval(b1, b2 bool) string {
+	subtask := func(id string, resolved bool) string {
+		passed, failed := `["tests.test_demo::test_`+id+`"]`, `[]`
+		if !resolved {
+			passed, failed = failed, passed
+		}
+		return `{"subtask_id": "` + id + `", "resolved": ` + strconv.FormatBool(resolved) + `, "partial": false, "test_applied": true,
+      "targeted": ["tests/test_demo.py"], "n_passed": 1, "n_failed": 0, "duration_s": 0.4, "detail": {}, "has_split": true,
+      "f2p_passed": ` + passed + `, "p2p_passed": [], "f2p_failed": ` + failed + `, "p2p_failed": []}`
+	}
+	return `{"evaluated_at": "20261201T101500", "version": "1", "score": 0.5, "visible_ok": true, "agent_patch_applied": true,
+  "agent_build_ok": true, "agent_patch_error": null, "build_error": null, "regressions": [],
+  "visible_tests": {"tests.test_demo::test_visible": "passed"}, "n_subtasks": 2, "n_resolved": 1, "n_partial": 0,
+  "subtasks": [` + subtask("b1", b1) + `, ` + subtask("b2", b2) + `],
+  "patch_stats": {"files_edited": [], "lines_added": 0, "lines_removed": 0, "target_files": ["demo.py"], "on_target_files": [], "off_target_files": [], "target_coverage_pct": 0.0},
+  "timings": {"total_s": 2.5}, "error": null, "oracle": false}`
+}
+
+// A trial whose eval.json cannot be read is a row of its own, named with its Secret key, and
+// fails the check; the other tasks' rows are all there.
+func TestTasksCheckMalformedEval(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	stdout, _, done := clitest.Start(context.Background(), checkOptions(srv.Cluster(ns)), "demo", "hello")
+	list := &evalv1.SweepRunList{}
+	clitest.WaitFor(t, "the oracle and nop SweepRuns", func() bool {
+		return cl.List(context.Background(), list, client.InNamespace(ns)) == nil && len(list.Items) == 2
+	})
+	var broken string
+	for i := range list.Items {
+		run := &list.Items[i]
+		evalJSON := swesweepEval(false, false)
+		if run.Spec.Agent.Kind() == "oracle" {
+			evalJSON = `{"subtasks": "b1"}`
+			broken = clitest.MakeTrial(run, "demo", 1).Obj().Name
+		}
+		clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 0, true)).FinishWithEval(t, cl, evalJSON)
+		clitest.MakeTrial(run, "hello", 1).Phase(evalv1.TrialSucceeded).Rewards(map[string]string{"reward": map[string]string{"oracle": "1.0000", "nop": "0.0000"}[run.Spec.Agent.Kind()]}).Create(t, cl)
+	}
+	err := clitest.Wait(t, "tasks check after both runs finished", done)
+	want := "trial " + broken + ": secret " + ns + "/" + podbuild.ResultsSecretName(broken) + " key eval.json is not SWE-sweep's eval.json"
+	sweeptest.ErrorContains(t, err, "1 of 2 bugs failed the check", want)
+	for _, row := range []string{"demo   -    Succeeded      Succeeded      " + want, "hello  -    reward 1.0000  reward 0.0000  ok"} {
+		if !strings.Contains(stdout.String(), row) {
+			t.Errorf("stdout lacks %q:\n%s", row, stdout)
+		}
 	}
 }
 
