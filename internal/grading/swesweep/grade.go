@@ -697,12 +697,13 @@ func (g *grader) buildWithTests(ctx context.Context, edited []string, added bool
 // build is: its failure is a failed build, its timeout a hang.
 func (g *grader) runBuild(ctx context.Context, agent bool, edited []string, added bool) error {
 	freshenMtimes(g.repo.Dir, edited)
-	limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
 	commands := []string{g.bundle.Build.Command}
 	if cmd := g.reconfigureCommand(added); cmd != "" {
 		commands = []string{cmd, g.bundle.Build.Command}
 	}
 	for i, command := range commands {
+		// Each gets the build's limit, bounded by the time then left (stepLimit).
+		limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
 		rep, err := g.shell(ctx, command, limit, g.o.Log, nil, nil)
 		g.ev.Build = append(g.ev.Build, rep)
 		if err != nil {
@@ -734,7 +735,7 @@ func (g *grader) runBuild(ctx context.Context, agent bool, edited []string, adde
 // none is: the bundle has a cmake_build_dir and the patches in place add a C or C++ file
 // (added), or the tree was last configured with such a file (reconfigurePending).
 func (g *grader) reconfigureCommand(added bool) string {
-	if g.bundle.CMakeBuildDir == "" || !(added || g.reconfigurePending) {
+	if g.bundle.CMakeBuildDir == "" || (!added && !g.reconfigurePending) {
 		return ""
 	}
 	return "cmake " + steps.ShellQuote(g.bundle.CMakeBuildDir)
