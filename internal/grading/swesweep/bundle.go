@@ -46,10 +46,11 @@ type Bundle struct {
 	Setup *Command `json:"setup,omitempty"`
 	// Build runs after the patch, before any test; a failed build scores 0. Optional.
 	Build *Command `json:"build,omitempty"`
-	// CMakeBuildDir is a configured CMake build tree (relative to the workdir) whose configure
-	// step globs the sources: when the patches in place add a C or C++ file it is reconfigured
-	// (cmake DIR) before the build or targeted run, and again once that file is gone, as
-	// SWE-sweep reconfigures its CMake suites' build directory. Optional; needs build.
+	// CMakeBuildDir is a configured CMake build tree (absolute, as SWE-sweep's /build, or
+	// relative to the workdir) whose configure step globs the sources: when the patches in
+	// place add a C or C++ file it is reconfigured (cmake DIR) before the build or targeted
+	// run, and again once that file is gone, as SWE-sweep reconfigures its CMake suites' build
+	// directory. Optional; needs build.
 	CMakeBuildDir string `json:"cmake_build_dir,omitempty"`
 	// Visible is the suite run once to find regressions.
 	Visible Suite `json:"visible"`
@@ -154,8 +155,8 @@ func (b *Bundle) check(dir string) error {
 		if b.Build == nil {
 			errs = append(errs, errors.New("cmake_build_dir needs build: the tree is reconfigured only before a build"))
 		}
-		if !filepath.IsLocal(b.CMakeBuildDir) {
-			errs = append(errs, fmt.Errorf("cmake_build_dir %q must be a path inside the workdir", b.CMakeBuildDir))
+		if !filepath.IsAbs(b.CMakeBuildDir) && !filepath.IsLocal(b.CMakeBuildDir) {
+			errs = append(errs, fmt.Errorf("cmake_build_dir %q must be absolute or a path inside the workdir", b.CMakeBuildDir))
 		}
 	}
 	if b.Setup != nil && b.Setup.Command == "" {

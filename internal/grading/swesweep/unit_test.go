@@ -183,10 +183,14 @@ func TestLoadBundleRejects(t *testing.T) {
 		{name: "missing test patch", edit: func(b *Bundle) { b.Bugs[0].TestPatch = "nope.patch" }, want: "test_patch: stat"},
 		{name: "missing oracle patch", edit: func(b *Bundle) { b.Bugs[0].OraclePatch = "fix.patch" }, want: "oracle_patch: stat"},
 		{name: "cmake build dir without a build", edit: func(b *Bundle) { b.CMakeBuildDir = "build" }, want: "cmake_build_dir needs build"},
-		{name: "cmake build dir outside the workdir", edit: func(b *Bundle) {
+		{name: "cmake build dir above the workdir", edit: func(b *Bundle) {
+			b.Build = &Command{Command: "make"}
+			b.CMakeBuildDir = "../build"
+		}, want: `cmake_build_dir "../build" must be absolute or a path inside the workdir`},
+		{name: "absolute cmake build dir", edit: func(b *Bundle) {
 			b.Build = &Command{Command: "make"}
 			b.CMakeBuildDir = "/build"
-		}, want: `cmake_build_dir "/build" must be a path inside the workdir`},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
