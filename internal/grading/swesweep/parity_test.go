@@ -501,4 +501,27 @@ func TestParityCMakeReconfigure(t *testing.T) {
 			t.Errorf("bug mul's reconfigure = %+v", r)
 		}
 	})
+	t.Run("agent: a reconfigure that fails before a targeted run leaves that bug unresolved", func(t *testing.T) {
+		f := cmakeFixture(t)
+		sweeptest.WriteFiles(t, f.repo, map[string]string{
+			"tests/test_bug_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+			"src/mul_check.c":       "int mul_check;\n",
+		})
+		sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": sweeptest.Diff(t, f.repo, "baseline")})
+		// The agent's CMake files refuse the hidden test's source: its configure fails there.
+		breaks := cmakeFiles["CMakeLists.txt"] + "if(EXISTS ${CMAKE_SOURCE_DIR}/src/mul_check.c)\n  message(FATAL_ERROR \"no\")\nendif()\n"
+		out := t.TempDir()
+		got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": fixed, "CMakeLists.txt": breaks}), out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}.Result(), got); d != "" {
+			t.Errorf("reward (-want +got):\n%s", d)
+		}
+		var ev Eval
+		sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+		if mul := ev.Bugs[1]; mul.Resolved || mul.Error != "the CMake reconfigure exited with 1" || mul.Suite != nil {
+			t.Errorf("bug mul = %+v", mul)
+		}
+	})
 }
