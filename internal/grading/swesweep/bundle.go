@@ -9,9 +9,12 @@
 package swesweep
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,10 +46,18 @@ type Bundle struct {
 	Setup *Command `json:"setup,omitempty"`
 	// Build runs after the patch, before any test; a failed build scores 0. Optional.
 	Build *Command `json:"build,omitempty"`
+	// CMakeBuildDir is a configured CMake build tree (absolute, as SWE-sweep's /build, or
+	// relative to the workdir) whose configure step globs the sources: when the patches in
+	// place add a C or C++ file it is reconfigured (cmake DIR) before the build or targeted
+	// run, and again once that file is gone, as SWE-sweep reconfigures its CMake suites' build
+	// directory. Optional; needs build.
+	CMakeBuildDir string `json:"cmake_build_dir,omitempty"`
 	// Visible is the suite run once to find regressions.
 	Visible Suite `json:"visible"`
-	// BaseTests names a JSON file (relative to the bundle) listing the visible tests that
-	// pass at the base.
+	// BaseTests names a JSON file (relative to the bundle; gzipped when it ends in .gz): the
+	// list of visible tests that pass at the base, or SWE-sweep's base results
+	// {"passing": [...], "ignored": [...]}, whose ignored tests are unreliable: a bug's
+	// targeted run does not judge them, unless they are the bug's own fail-to-pass tests.
 	BaseTests string `json:"base_tests"`
 	// BugTests runs one bug's targeted tests: in its command "{tests}" becomes the bug's
 	// fail-to-pass ids, "{files}" the test files its test patch leaves in the tree, and
@@ -140,6 +151,14 @@ func (b *Bundle) check(dir string) error {
 	if b.Build != nil && b.Build.Command == "" {
 		errs = append(errs, errors.New("build.command is empty"))
 	}
+	if b.CMakeBuildDir != "" {
+		if b.Build == nil {
+			errs = append(errs, errors.New("cmake_build_dir needs build: the tree is reconfigured only before a build"))
+		}
+		if !filepath.IsAbs(b.CMakeBuildDir) && !filepath.IsLocal(b.CMakeBuildDir) {
+			errs = append(errs, fmt.Errorf("cmake_build_dir %q must be absolute or a path inside the workdir", b.CMakeBuildDir))
+		}
+	}
 	if b.Setup != nil && b.Setup.Command == "" {
 		errs = append(errs, errors.New("setup.command is empty"))
 	}
@@ -184,17 +203,53 @@ func inBundle(dir, field, rel string, required bool) error {
 	return nil
 }
 
-// baseTests reads the list of visible tests that pass at the base.
-func (b *Bundle) baseTests(dir string) ([]string, error) {
+// BaseResults are the bundle's base results: the visible tests that pass at the base (the
+// regression check) and the unreliable ones (SWE-sweep's base_tests.json.gz "ignored").
+type BaseResults struct {
+	Passing []string `json:"passing"`
+	Ignored []string `json:"ignored,omitempty"`
+}
+
+// maxBaseTests bounds what a gzipped base_tests file may inflate to.
+const maxBaseTests = 256 << 20
+
+// baseTests reads base_tests: a JSON list of the passing tests, or SWE-sweep's object.
+func (b *Bundle) baseTests(dir string) (BaseResults, error) {
 	data, err := os.ReadFile(filepath.Join(dir, b.BaseTests))
 	if err != nil {
-		return nil, err
+		return BaseResults{}, err
 	}
-	var ids []string
-	if err := json.Unmarshal(data, &ids); err != nil {
-		return nil, fmt.Errorf("%s: want a JSON list of test ids: %w", b.BaseTests, err)
+	if strings.HasSuffix(b.BaseTests, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return BaseResults{}, fmt.Errorf("%s: %w", b.BaseTests, err)
+		}
+		if data, err = io.ReadAll(io.LimitReader(zr, maxBaseTests+1)); err != nil {
+			return BaseResults{}, fmt.Errorf("%s: %w", b.BaseTests, err)
+		}
+		if len(data) > maxBaseTests {
+			return BaseResults{}, fmt.Errorf("%s inflates to more than %d bytes", b.BaseTests, maxBaseTests)
+		}
 	}
-	return ids, nil
+	wrong := func(err error) error {
+		return fmt.Errorf(`%s: want a JSON list of test ids, or {"passing": [...], "ignored": [...]}: %w`, b.BaseTests, err)
+	}
+	var res BaseResults
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &res.Passing); err != nil {
+			return BaseResults{}, wrong(err)
+		}
+		return res, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil {
+		return BaseResults{}, wrong(err)
+	}
+	if res.Passing == nil {
+		return BaseResults{}, wrong(errors.New(`"passing" is missing`))
+	}
+	return res, nil
 }
 
 // selectBugs returns the bugs named in ids (all when ids is empty).

@@ -139,9 +139,14 @@ type BugReport struct {
 	NPassed  int      `json:"n_passed"`
 	NFailed  int      `json:"n_failed"`
 	BugOutcome
-	Suite   *SuiteReport `json:"suite,omitempty"`
-	Seconds float64      `json:"seconds"`
-	Error   string       `json:"error,omitempty"`
+	// Ignored are tests of the run that base_tests declares unreliable, left out of the
+	// judgement (the bug's own fail-to-pass tests never are).
+	Ignored []string `json:"ignored,omitempty"`
+	// Reconfigure is the CMake reconfigure before the run (cmake_build_dir).
+	Reconfigure *StepReport  `json:"reconfigure,omitempty"`
+	Suite       *SuiteReport `json:"suite,omitempty"`
+	Seconds     float64      `json:"seconds"`
+	Error       string       `json:"error,omitempty"`
 	// RestoreError: the test patch's paths could not be put back after the run; the guard puts
 	// them back before the next step, so the grading goes on.
 	RestoreError string `json:"restore_error,omitempty"`
@@ -167,7 +172,9 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 		return err
 	})
 	if err != nil {
-		result = reward.GraderFailed()
+		if result == nil {
+			result = reward.GraderFailed()
+		}
 		ev.Error = err.Error()
 		ev.Verdict = nil
 	}
@@ -192,6 +199,10 @@ func grade(ctx context.Context, o Options, ev *Eval) (reward.Result, error) {
 		r, err = g.gradeOracle(ctx)
 	} else {
 		r, err = g.gradeAgent(ctx)
+	}
+	var pristine *pristineRegression
+	if errors.As(err, &pristine) {
+		return r.Result(), err // graded, but not a measurement
 	}
 	if err != nil {
 		return nil, err
@@ -223,9 +234,11 @@ type grader struct {
 	bundle    *Bundle
 	bugs      []Bug
 	baseTests []string
-	tests     testMatcher
-	repo      steps.Repo
-	guard     *guard
+	// ignored are the tests base_tests declares unreliable.
+	ignored map[string]bool
+	tests   testMatcher
+	repo    steps.Repo
+	guard   *guard
 	// gitDir is the repository's .git, pinned before any code under test ran.
 	gitDir *steps.PinnedGitDir
 	// hidden are each bug's test patch paths, as git reads them.
@@ -235,6 +248,9 @@ type grader struct {
 	scratch, pluginDir string
 	// visibleMeasured: the visible suite produced results to read.
 	visibleMeasured bool
+	// reconfigurePending: the CMake build tree was last configured with a file a patch added,
+	// which a reset or putting back a test patch may since have removed.
+	reconfigurePending bool
 }
 
 func newGrader(o Options, ev *Eval) (*grader, error) {
@@ -284,7 +300,11 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 		return nil, err
 	}
 	ev.BaseRef, ev.Version = b.BaseRef, b.Version
-	g := &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base, tests: tests,
+	ignored := map[string]bool{}
+	for _, id := range base.Ignored {
+		ignored[id] = true
+	}
+	g := &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base.Passing, ignored: ignored, tests: tests,
 		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}, hidden: map[string][]string{}}
 	if g.scratch, err = os.MkdirTemp("", "sweep-grader-"); err != nil {
 		return nil, err
@@ -405,7 +425,9 @@ func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
 
 // gradeSteps builds, runs the visible suite and grades each bug on the agent's tree.
 func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
-	buildErr := g.timed("build", func() error { return g.build(ctx, true, g.ev.Patch.GitPaths) })
+	buildErr := g.timed("build", func() error {
+		return g.build(ctx, true, g.ev.Patch.GitPaths, applied && addsSource(g.ev.Patch.PatchStats))
+	})
 	var h *hang
 	if errors.As(buildErr, &h) || errors.Is(buildErr, errCanceled) {
 		return Reward{}, buildErr
@@ -442,7 +464,7 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	if err := g.timed("reset", func() error { return g.reset(ctx) }); err != nil {
 		return Reward{}, err
 	}
-	if err := g.timed("build", func() error { return g.build(ctx, false, nil) }); err != nil {
+	if err := g.timed("build", func() error { return g.build(ctx, false, nil, false) }); err != nil {
 		return Reward{}, fmt.Errorf("the pristine tree does not build: %w", err)
 	}
 	if err := g.timed("visible", func() error { return g.visible(ctx, false) }); err != nil {
@@ -451,10 +473,9 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	if !g.visibleMeasured {
 		return Reward{}, fmt.Errorf("the pristine tree's visible suite produced no results to read: %s", g.ev.Visible.ParseError)
 	}
-	if len(g.ev.Regressions) > 0 {
-		return Reward{}, fmt.Errorf("pristine-tree regression: %d base tests do not pass at the base: %s",
-			len(g.ev.Regressions), strings.Join(firstN(g.ev.Regressions, 5), ", "))
-	}
+	// A regression of the pristine tree is the environment's, not a patch's: the golds are
+	// still graded, for diagnosis, and the result is then marked not measured (SWE-sweep).
+	regressions := len(g.ev.Regressions)
 	var outcomes []BugOutcome
 	err := g.timed("bugs", func() error {
 		for _, bug := range g.bugs {
@@ -480,7 +501,12 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 			if err != nil {
 				return err
 			}
-			if err := g.buildWithTests(ctx, append(slices.Clone(g.hidden[bug.ID]), ParsePatch(data).Paths()...)); err != nil {
+			test, err := os.ReadFile(filepath.Join(g.o.BundleDir, bug.TestPatch))
+			if err != nil {
+				return err
+			}
+			fix := ParsePatch(data)
+			if err := g.buildWithTests(ctx, append(slices.Clone(g.hidden[bug.ID]), fix.Paths()...), addsSource(fix, ParsePatch(test))); err != nil {
 				return fmt.Errorf("bug %s: build fails with its tests and the oracle patch: %w", bug.ID, err)
 			}
 			rep, err := g.runBug(ctx, bug, true)
@@ -494,7 +520,21 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	if err != nil {
 		return Reward{}, err
 	}
-	return Score(len(g.bugs), outcomes, Visible{Measured: true}, true, true), nil
+	r := Score(len(g.bugs), outcomes, Visible{Measured: true, Regressions: regressions}, true, true)
+	if regressions > 0 {
+		r.GraderFailed = 1
+		return r, &pristineRegression{regressions: g.ev.Regressions}
+	}
+	return r, nil
+}
+
+// pristineRegression: base tests do not pass on the pristine tree. The bundle or the
+// environment is wrong, so the oracle's result, graded all the same, is not a measurement.
+type pristineRegression struct{ regressions []string }
+
+func (e *pristineRegression) Error() string {
+	return fmt.Sprintf("pristine-tree regression: %d base tests do not pass at the base: %s",
+		len(e.regressions), strings.Join(firstN(e.regressions, 5), ", "))
 }
 
 // applyAgentPatch applies the agent's patch and puts back the test files and runner
@@ -628,49 +668,77 @@ const stepBuild = "the build"
 
 // build runs the bundle's build command, if any, after the guard; an error means it failed.
 // On the agent's tree (agent) a timeout is a hang, to be attributed. edited are the paths the
-// patch changed, dated ahead so that an incremental build rebuilds them.
-func (g *grader) build(ctx context.Context, agent bool, edited []string) error {
+// patch changed, dated ahead so that an incremental build rebuilds them; added says the patch
+// added a C or C++ file, which a CMake tree must be reconfigured to build.
+func (g *grader) build(ctx context.Context, agent bool, edited []string, added bool) error {
 	if g.bundle.Build == nil {
 		return nil
 	}
 	if err := g.prepare(stepBuild); err != nil {
 		return err
 	}
-	return g.runBuild(ctx, agent, edited)
+	return g.runBuild(ctx, agent, edited, added)
 }
 
 // buildWithTests builds the oracle's tree, which holds a bug's hidden tests: the guard would
 // take them away, so the tree is only given to the test identity.
-func (g *grader) buildWithTests(ctx context.Context, edited []string) error {
+func (g *grader) buildWithTests(ctx context.Context, edited []string, added bool) error {
 	if g.bundle.Build == nil {
 		return nil
 	}
 	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
 		return err
 	}
-	return g.runBuild(ctx, false, edited)
+	return g.runBuild(ctx, false, edited, added)
 }
 
-func (g *grader) runBuild(ctx context.Context, agent bool, edited []string) error {
+// runBuild runs the CMake reconfigure when one is due, then the build command. The
+// reconfigure runs the tree's own CMake files, so on the agent's tree it is judged as the
+// build is: its failure is a failed build, its timeout a hang.
+func (g *grader) runBuild(ctx context.Context, agent bool, edited []string, added bool) error {
 	freshenMtimes(g.repo.Dir, edited)
-	limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
-	rep, err := g.shell(ctx, g.bundle.Build.Command, limit, g.o.Log, nil, nil)
-	g.ev.Build = append(g.ev.Build, rep)
-	if err != nil {
-		return err
+	commands := []string{g.bundle.Build.Command}
+	if cmd := g.reconfigureCommand(added); cmd != "" {
+		commands = []string{cmd, g.bundle.Build.Command}
 	}
-	last := &g.ev.Build[len(g.ev.Build)-1]
-	switch {
-	case rep.Canceled:
-		return errCanceled
-	case rep.StartError != "":
-		return notStarted(rep)
-	case rep.TimedOut && agent:
-		return &hang{step: stepBuild, command: rep.Command, limit: limit, report: last}
-	case rep.TimedOut || rep.ExitCode != 0:
-		return fmt.Errorf("build %s", describe(rep))
+	for i, command := range commands {
+		// Each gets the build's limit, bounded by the time then left (stepLimit).
+		limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
+		rep, err := g.shell(ctx, command, limit, g.o.Log, nil, nil)
+		g.ev.Build = append(g.ev.Build, rep)
+		if err != nil {
+			return err
+		}
+		last := &g.ev.Build[len(g.ev.Build)-1]
+		what := "build"
+		if i < len(commands)-1 {
+			what = "CMake reconfigure (" + command + ")"
+		}
+		switch {
+		case rep.Canceled:
+			return errCanceled
+		case rep.StartError != "":
+			return notStarted(rep)
+		case rep.TimedOut && agent:
+			return &hang{step: stepBuild, command: rep.Command, limit: limit, report: last}
+		case rep.TimedOut || rep.ExitCode != 0:
+			return fmt.Errorf("%s %s", what, describe(rep))
+		}
+		if i < len(commands)-1 {
+			g.reconfigurePending = added
+		}
 	}
 	return nil
+}
+
+// reconfigureCommand is the CMake reconfigure due before a build or targeted run, or "" when
+// none is: the bundle has a cmake_build_dir and the patches in place add a C or C++ file
+// (added), or the tree was last configured with such a file (reconfigurePending).
+func (g *grader) reconfigureCommand(added bool) string {
+	if g.bundle.CMakeBuildDir == "" || (!added && !g.reconfigurePending) {
+		return ""
+	}
+	return "cmake " + steps.ShellQuote(g.bundle.CMakeBuildDir)
 }
 
 // visible runs the visible suite once and records the regressions.
@@ -749,6 +817,13 @@ func (g *grader) runBug(ctx context.Context, bug Bug, oracle bool) (BugReport, e
 	if err := sandbox.Prepare(g.repo.Dir, g.o.TestUser); err != nil {
 		return rep, err
 	}
+	if !oracle && g.bundle.Build != nil {
+		// As before a build: the targeted run may build what the test patch changed.
+		freshenMtimes(g.repo.Dir, g.hidden[bug.ID])
+		if done, err := g.reconfigureForBug(ctx, &rep, bug, addsSource(ParsePatch(testPatch))); done || err != nil {
+			return rep, err
+		}
+	}
 	if err := dropBytecodeCaches(g.repo.Dir); err != nil {
 		return rep, err
 	}
@@ -764,12 +839,46 @@ func (g *grader) runBug(ctx context.Context, bug Bug, oracle bool) (BugReport, e
 	if suite.ParseError != "" || suite.TimedOut {
 		rep.Error = "the targeted tests produced no results to read"
 	}
+	res, ignored := withoutIgnored(res, g.ignored, bug.FailToPass)
+	rep.Ignored = ignored
 	rep.BugOutcome = OutcomeOf(bug.FailToPass, res)
 	rep.NPassed, rep.NFailed = len(rep.Passed), len(rep.Failed)
 	rep.Resolved, rep.Partial = rep.BugOutcome.Resolved(), rep.BugOutcome.Partial()
 	fmt.Fprintf(g.o.Log, "[grader] bug %s: %d passed, %d failed, resolved=%v\n", bug.ID, len(rep.Passed), len(rep.Failed), rep.Resolved)
 	g.putBack(&rep, bug)
 	return rep, nil
+}
+
+// reconfigureForBug runs the CMake reconfigure due before a bug's targeted run on the agent's
+// tree (added: its test patch adds a C or C++ file). The agent's CMake files take part, so a
+// reconfigure that fails leaves the bug unresolved (done) and one that times out is a hang of
+// the bug's step; neither can make the trial a grader failure.
+func (g *grader) reconfigureForBug(ctx context.Context, rep *BugReport, bug Bug, added bool) (done bool, err error) {
+	command := g.reconfigureCommand(added)
+	if command == "" {
+		return false, nil
+	}
+	limit := g.limit(g.bundle.Build.TimeoutSec, defaultBuildTimeout)
+	step, err := g.shell(ctx, command, limit, g.o.Log, nil, nil)
+	if err != nil {
+		return true, err
+	}
+	rep.Reconfigure = &step
+	switch {
+	case step.Canceled:
+		return true, errCanceled
+	case step.StartError != "":
+		return true, notStarted(step)
+	case step.TimedOut:
+		return true, &hang{step: "bug " + bug.ID + "'s CMake reconfigure", command: command, bug: &bug, limit: limit, report: rep.Reconfigure}
+	case step.ExitCode != 0:
+		rep.Error = "the CMake reconfigure " + describe(step)
+		g.reconfigurePending = true // the next step configures the tree afresh
+		g.putBack(rep, bug)
+		return true, nil
+	}
+	g.reconfigurePending = added
+	return false, nil
 }
 
 // putBack puts a bug's test patch paths back as at the base; a failure is recorded, not

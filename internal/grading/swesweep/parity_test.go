@@ -1,6 +1,8 @@
 package swesweep
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -268,4 +271,257 @@ func TestParityHiddenTestRevertNeverFails(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(f.repo, "tests", "test_bug_mul.py")); !os.IsNotExist(err) {
 		t.Errorf("the hidden test's path is still there: %v", err)
 	}
+}
+
+// TestParityOracleGradesOnAfterPristineRegression: a base test that fails on the pristine
+// tree does not stop oracle grading: every bug is still graded on its gold, and the result,
+// with all nine keys, is marked not measured (grader_failed 1, visible_ok 0, reward 0).
+func TestParityOracleGradesOnAfterPristineRegression(t *testing.T) {
+	f := newFixture(t, nil)
+	sweeptest.WriteFiles(t, f.bundle, map[string]string{"base_tests.json": `["tests/test_visible.py::test_neg", "tests/test_visible.py::test_gone"]`})
+	out := t.TempDir()
+	got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true, TestUser: testUser})
+	sweeptest.ErrorContains(t, err, "pristine-tree regression: 1 base tests do not pass at the base: tests/test_visible.py::test_gone")
+	want := Reward{NSubtasks: 2, NResolved: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1, GraderFailed: 1}.Result()
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reward (-want +got):\n%s", d)
+	}
+	var fromFile reward.Result
+	sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &fromFile)
+	if d := cmp.Diff(want, fromFile); d != "" {
+		t.Errorf("reward.json (-want +got):\n%s", d)
+	}
+	var ev Eval
+	sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+	if len(ev.Bugs) != 2 || !ev.Bugs[0].Resolved || !ev.Bugs[1].Resolved || len(ev.Subtasks) != 2 || ev.VisibleOK ||
+		!strings.Contains(ev.Error, "pristine-tree regression") {
+		t.Errorf("eval.json: bugs %+v, subtasks %+v, visible_ok %v, error %q", ev.Bugs, ev.Subtasks, ev.VisibleOK, ev.Error)
+	}
+	if d := cmp.Diff([]string{"tests/test_visible.py::test_gone"}, ev.Regressions); d != "" {
+		t.Errorf("regressions (-want +got):\n%s", d)
+	}
+}
+
+// TestParityIgnoredTests: base_tests in SWE-sweep's form, gzipped or not: a test it declares
+// unreliable is left out of a bug's targeted run, unless it is one of the bug's own
+// fail-to-pass tests.
+func TestParityIgnoredTests(t *testing.T) {
+	const base = `{"passing": ["tests/test_visible.py::test_neg", "tests/test_visible.py::test_add_zero"], ` +
+		`"ignored": ["tests/test_bug_add.py::test_add_negative"]}`
+	partial := map[string]string{"calc.py": calc(partialAdd, fixedMul, "")}
+	// test_add_negative fails under partialAdd; with only test_add as the bug's own test it is
+	// another test of the run, which, ignored, no longer fails the bug.
+	onlyTestAdd := func(b *Bundle) {
+		targetedRun(b)
+		b.Bugs[0].FailToPass = []string{"tests/test_bug_add.py::test_add"}
+	}
+	for _, tc := range []struct {
+		name    string
+		file    string
+		edit    func(*Bundle)
+		want    Reward
+		ignored []string
+	}{
+		{name: "an ignored test of the run does not fail the bug", file: "base_tests.json", edit: onlyTestAdd,
+			want:    Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			ignored: []string{"tests/test_bug_add.py::test_add_negative"}},
+		{name: "gzipped, as SWE-sweep ships it", file: "base_tests.json.gz", edit: onlyTestAdd,
+			want:    Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			ignored: []string{"tests/test_bug_add.py::test_add_negative"}},
+		{name: "a bug's own fail-to-pass test is never ignored", file: "base_tests.json", edit: targetedRun,
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, func(b *Bundle) {
+				tc.edit(b)
+				b.BaseTests = tc.file
+			})
+			data := []byte(base)
+			if strings.HasSuffix(tc.file, ".gz") {
+				var buf bytes.Buffer
+				zw := gzip.NewWriter(&buf)
+				if _, err := zw.Write(data); err != nil {
+					t.Fatal(err)
+				}
+				if err := zw.Close(); err != nil {
+					t.Fatal(err)
+				}
+				data = buf.Bytes()
+			}
+			if err := os.WriteFile(filepath.Join(f.bundle, tc.file), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			got, err := Run(context.Background(), f.options(f.agentPatch(t, partial), out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want.Result(), got); d != "" {
+				t.Errorf("reward (-want +got):\n%s", d)
+			}
+			var ev Eval
+			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+			if d := cmp.Diff(tc.ignored, ev.Bugs[0].Ignored); d != "" {
+				t.Errorf("bug add's ignored tests (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// cmakeFiles make the fixture a CMake project whose configure step globs src/*.c into
+// build/sources.txt; the build prints that list, so the log shows what configure saw.
+var cmakeFiles = map[string]string{
+	".gitignore":     "build/\n",
+	"CMakeLists.txt": "cmake_minimum_required(VERSION 3.13)\nproject(calc NONE)\nfile(GLOB SRCS RELATIVE ${CMAKE_SOURCE_DIR} src/*.c)\nfile(WRITE ${CMAKE_BINARY_DIR}/sources.txt \"sources: ${SRCS}\\n\")\n",
+	"src/main.c":     "int main(void) { return 0; }\n",
+}
+
+func cmakeFixture(t *testing.T) fixture {
+	if _, err := exec.LookPath("cmake"); err != nil {
+		t.Fatalf("cmake is needed to test the CMake reconfigure: install it (hack/deps.sh): %v", err)
+	}
+	files := map[string]string{}
+	for _, m := range []map[string]string{baseFiles, cmakeFiles} {
+		for k, v := range m {
+			files[k] = v
+		}
+	}
+	return newFixtureOf(t, files, func(b *Bundle) {
+		b.Setup = &Command{Command: "cmake -S . -B build >/dev/null"}
+		b.Build = &Command{Command: "cat build/sources.txt"}
+		b.CMakeBuildDir = "build"
+	})
+}
+
+func buildCommands(ev Eval) []string {
+	var out []string
+	for _, b := range ev.Build {
+		out = append(out, b.Command)
+	}
+	return out
+}
+
+// TestParityCMakeReconfigure: a CMake tree is reconfigured (cmake DIR) before a build when a
+// patch in place adds a C or C++ file, and once more after that file is gone, as SWE-sweep
+// does; a reconfigure that fails on the agent's tree is a failed build, never a grader
+// failure.
+func TestParityCMakeReconfigure(t *testing.T) {
+	fixed := calc(fixedAdd, fixedMul, "")
+	for _, tc := range []struct {
+		name     string
+		edits    map[string]string
+		want     Reward
+		commands []string
+		logged   string
+	}{
+		{name: "a patch that adds a source reconfigures before the build", edits: map[string]string{"calc.py": fixed, "src/extra.c": "int extra;\n"},
+			want:     Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			commands: []string{"cmake build", "cat build/sources.txt"}, logged: "sources: src/extra.c;src/main.c\n"},
+		{name: "a patch that only edits does not", edits: map[string]string{"calc.py": fixed, "src/main.c": "int main(void) { return 1; }\n"},
+			want:     Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			commands: []string{"cat build/sources.txt"}, logged: "sources: src/main.c\n"},
+		{name: "a reconfigure that fails is the agent's failed build", edits: map[string]string{"calc.py": fixed, "src/extra.c": "int extra;\n",
+			"CMakeLists.txt": "cmake_minimum_required(VERSION 3.13)\nproject(calc NONE)\nmessage(FATAL_ERROR \"no\")\n"},
+			want:     Reward{NSubtasks: 2, AgentPatchApplied: 1},
+			commands: []string{"cmake build"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := cmakeFixture(t)
+			var log strings.Builder
+			out := t.TempDir()
+			o := f.options(f.agentPatch(t, tc.edits), out)
+			o.Log = &log
+			got, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want.Result(), got); d != "" {
+				t.Errorf("reward (-want +got):\n%s", d)
+			}
+			var ev Eval
+			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+			if d := cmp.Diff(tc.commands, buildCommands(ev)); d != "" {
+				t.Errorf("build commands (-want +got):\n%s", d)
+			}
+			if !strings.Contains(log.String(), tc.logged) {
+				t.Errorf("the log lacks %q:\n%s", tc.logged, log.String())
+			}
+			if tc.want.AgentBuildOK == 0 && !strings.Contains(ev.BuildError, "CMake reconfigure (cmake build) exited with 1") {
+				t.Errorf("build_error = %q", ev.BuildError)
+			}
+		})
+	}
+	t.Run("oracle: reconfigured for a test patch that adds a source, and again once it is gone", func(t *testing.T) {
+		f := cmakeFixture(t)
+		sweeptest.WriteFiles(t, f.repo, map[string]string{
+			"tests/test_bug_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_negative():\n    assert add(-1, 1) == 0\n",
+			"src/add_check.c":       "int add_check;\n",
+		})
+		sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/add/test.patch": sweeptest.Diff(t, f.repo, "baseline")})
+		var log strings.Builder
+		out := t.TempDir()
+		got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true, TestUser: testUser, Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["reward"] != 1 {
+			t.Errorf("reward = %v", got)
+		}
+		var ev Eval
+		sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+		want := []string{"cat build/sources.txt", "cmake build", "cat build/sources.txt", "cmake build", "cat build/sources.txt"}
+		if d := cmp.Diff(want, buildCommands(ev)); d != "" {
+			t.Errorf("build commands (-want +got):\n%s", d)
+		}
+		if c := strings.Count(log.String(), "sources: src/main.c\n"); c != 2 || !strings.Contains(log.String(), "sources: src/add_check.c;src/main.c\n") {
+			t.Errorf("configure did not follow the tree (%d builds without the added source):\n%s", c, log.String())
+		}
+	})
+	t.Run("agent: a hidden test patch that adds a source reconfigures before its run", func(t *testing.T) {
+		f := cmakeFixture(t)
+		sweeptest.WriteFiles(t, f.repo, map[string]string{
+			"tests/test_bug_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+			"src/mul_check.c":       "int mul_check;\n",
+		})
+		sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": sweeptest.Diff(t, f.repo, "baseline")})
+		out := t.TempDir()
+		got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": fixed}), out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["n_resolved"] != 2 {
+			t.Errorf("reward = %v", got)
+		}
+		var ev Eval
+		sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+		if ev.Bugs[0].Reconfigure != nil {
+			t.Errorf("bug add reconfigured: %+v", ev.Bugs[0].Reconfigure)
+		}
+		if r := ev.Bugs[1].Reconfigure; r == nil || r.Command != "cmake build" || r.ExitCode != 0 {
+			t.Errorf("bug mul's reconfigure = %+v", r)
+		}
+	})
+	t.Run("agent: a reconfigure that fails before a targeted run leaves that bug unresolved", func(t *testing.T) {
+		f := cmakeFixture(t)
+		sweeptest.WriteFiles(t, f.repo, map[string]string{
+			"tests/test_bug_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+			"src/mul_check.c":       "int mul_check;\n",
+		})
+		sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": sweeptest.Diff(t, f.repo, "baseline")})
+		// The agent's CMake files refuse the hidden test's source: its configure fails there.
+		breaks := cmakeFiles["CMakeLists.txt"] + "if(EXISTS ${CMAKE_SOURCE_DIR}/src/mul_check.c)\n  message(FATAL_ERROR \"no\")\nendif()\n"
+		out := t.TempDir()
+		got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": fixed, "CMakeLists.txt": breaks}), out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}.Result(), got); d != "" {
+			t.Errorf("reward (-want +got):\n%s", d)
+		}
+		var ev Eval
+		sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+		if mul := ev.Bugs[1]; mul.Resolved || mul.Error != "the CMake reconfigure exited with 1" || mul.Suite != nil {
+			t.Errorf("bug mul = %+v", mul)
+		}
+	})
 }

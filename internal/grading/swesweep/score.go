@@ -166,3 +166,27 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// withoutIgnored drops from a bug's targeted run the tests base_tests declares unreliable,
+// except the bug's own fail-to-pass tests, as SWE-sweep does: such a test cannot fail a bug,
+// nor pass it. It returns the run that is judged and the ids dropped, sorted.
+func withoutIgnored(res testresults.Results, ignored map[string]bool, failToPass []string) (testresults.Results, []string) {
+	if len(ignored) == 0 {
+		return res, nil
+	}
+	own := map[string]bool{}
+	for _, id := range failToPass {
+		own[id] = true
+	}
+	kept := testresults.Results{}
+	var dropped []string
+	for id, st := range res {
+		if ignored[id] && !own[id] {
+			dropped = append(dropped, id)
+			continue
+		}
+		kept[id] = st
+	}
+	sort.Strings(dropped)
+	return kept, dropped
+}

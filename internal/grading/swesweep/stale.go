@@ -101,3 +101,16 @@ func hasExt(p string, exts []string) bool {
 	}
 	return false
 }
+
+// addsSource says whether a patch adds a C or C++ source or header. A CMake tree that globs
+// its sources at configure time builds such a file only once reconfigured (SWE-sweep).
+func addsSource(patches ...PatchStats) bool {
+	for _, p := range patches {
+		for _, f := range p.Files {
+			if f.OldPath == "" && (hasExt(f.NewPath, sourceExts) || hasExt(f.NewPath, headerExts)) {
+				return true
+			}
+		}
+	}
+	return false
+}

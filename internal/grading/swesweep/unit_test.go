@@ -1,9 +1,13 @@
 package swesweep
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +182,15 @@ func TestLoadBundleRejects(t *testing.T) {
 		{name: "no f2p", edit: func(b *Bundle) { b.Bugs[0].FailToPass = nil }, want: "fail_to_pass is empty"},
 		{name: "missing test patch", edit: func(b *Bundle) { b.Bugs[0].TestPatch = "nope.patch" }, want: "test_patch: stat"},
 		{name: "missing oracle patch", edit: func(b *Bundle) { b.Bugs[0].OraclePatch = "fix.patch" }, want: "oracle_patch: stat"},
+		{name: "cmake build dir without a build", edit: func(b *Bundle) { b.CMakeBuildDir = "build" }, want: "cmake_build_dir needs build"},
+		{name: "cmake build dir above the workdir", edit: func(b *Bundle) {
+			b.Build = &Command{Command: "make"}
+			b.CMakeBuildDir = "../build"
+		}, want: `cmake_build_dir "../build" must be absolute or a path inside the workdir`},
+		{name: "absolute cmake build dir", edit: func(b *Bundle) {
+			b.Build = &Command{Command: "make"}
+			b.CMakeBuildDir = "/build"
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -250,5 +263,90 @@ func TestEvalJSONSweepKeys(t *testing.T) {
 	}
 	if d := cmp.Diff(in.SweepEval, out.SweepEval); d != "" {
 		t.Errorf("read back (-want +got):\n%s", d)
+	}
+}
+
+func TestWithoutIgnored(t *testing.T) {
+	res := testresults.Results{"f2p": testresults.Passed, "flaky": testresults.Failed, "own-flaky": testresults.Failed, "other": testresults.Passed}
+	for _, tc := range []struct {
+		name        string
+		ignored     map[string]bool
+		wantKept    []string
+		wantDropped []string
+	}{
+		{name: "nothing ignored", wantKept: []string{"f2p", "flaky", "other", "own-flaky"}},
+		{name: "an ignored test is dropped", ignored: map[string]bool{"flaky": true}, wantKept: []string{"f2p", "other", "own-flaky"}, wantDropped: []string{"flaky"}},
+		{name: "the bug's own tests are kept", ignored: map[string]bool{"flaky": true, "own-flaky": true, "f2p": true},
+			wantKept: []string{"f2p", "other", "own-flaky"}, wantDropped: []string{"flaky"}},
+		{name: "an ignored test the run lacks changes nothing", ignored: map[string]bool{"absent": true}, wantKept: []string{"f2p", "flaky", "other", "own-flaky"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kept, dropped := withoutIgnored(res, tc.ignored, []string{"f2p", "own-flaky"})
+			if d := cmp.Diff(tc.wantKept, slices.Sorted(maps.Keys(kept))); d != "" {
+				t.Errorf("kept (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantDropped, dropped); d != "" {
+				t.Errorf("dropped (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestAddsSource(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []FileChange
+		want  bool
+	}{
+		{name: "an added C source", files: []FileChange{{NewPath: "src/x.c"}}, want: true},
+		{name: "an added C++ header", files: []FileChange{{NewPath: "include/x.hpp"}}, want: true},
+		{name: "an edited source", files: []FileChange{{OldPath: "src/x.c", NewPath: "src/x.c"}}},
+		{name: "a renamed source", files: []FileChange{{OldPath: "src/x.c", NewPath: "src/y.c"}}},
+		{name: "an added Python file", files: []FileChange{{NewPath: "x.py"}}},
+		{name: "a deleted source", files: []FileChange{{OldPath: "src/x.c"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := addsSource(PatchStats{Files: tc.files}); got != tc.want {
+				t.Errorf("addsSource(%+v) = %v, want %v", tc.files, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBaseTests(t *testing.T) {
+	gz := func(s string) string {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write([]byte(s))
+		_ = zw.Close()
+		return buf.String()
+	}
+	for _, tc := range []struct {
+		name, file, data string
+		want             BaseResults
+		wantErr          string
+	}{
+		{name: "a list", file: "base.json", data: `["a", "b"]`, want: BaseResults{Passing: []string{"a", "b"}}},
+		{name: "SWE-sweep's object", file: "base.json", data: `{"passing": ["a"], "ignored": ["b"]}`, want: BaseResults{Passing: []string{"a"}, Ignored: []string{"b"}}},
+		{name: "gzipped", file: "base.json.gz", data: gz(`{"passing": ["a"], "ignored": ["b"]}`), want: BaseResults{Passing: []string{"a"}, Ignored: []string{"b"}}},
+		{name: "a typo", file: "base.json", data: `{"passing": ["a"], "ignore": ["b"]}`, wantErr: `unknown field "ignore"`},
+		{name: "no passing list", file: "base.json", data: `{"ignored": ["b"]}`, wantErr: `"passing" is missing`},
+		{name: "not gzip", file: "base.json.gz", data: `["tests/test_a.py::test_a"]`, wantErr: "base.json.gz: gzip: invalid header"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sweeptest.WriteFiles(t, dir, map[string]string{tc.file: tc.data})
+			got, err := (&Bundle{BaseTests: tc.file}).baseTests(dir)
+			if tc.wantErr != "" {
+				sweeptest.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("base tests (-want +got):\n%s", d)
+			}
+		})
 	}
 }
