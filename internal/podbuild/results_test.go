@@ -57,7 +57,7 @@ func TestSplitResults(t *testing.T) {
 				1: {"_part0.eval.json": 132}, 2: {"_part1.eval.json": 118}}},
 		{name: "exactly a Secret: whole, in a Secret of its own",
 			records: map[string][]byte{"reward.json": bytesOf(10), "z": bytesOf(max - 1)},
-			want: map[int]map[string]int{0: {"reward.json": 10, ResultsCountKey: count(2)}, 1: {"z": max - 1}}},
+			want:    map[int]map[string]int{0: {"reward.json": 10, ResultsCountKey: count(2)}, 1: {"z": max - 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secrets := SplitResults(tc.records, first, max)
