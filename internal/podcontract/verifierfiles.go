@@ -68,7 +68,8 @@ func (f VerifierFile) NotKept() string {
 // VerifierFileRecord is the record name of the verifier's file at rel (slash-separated, below
 // VerifierLogDir). A top-level name of letters, digits, '.' and '-' is its own record name, so
 // that the declared outputs (reward.json, eval.json, ...) keep theirs; any other byte, '_' and '/' among them, becomes '_'
-// and two lower-case hex digits, which no two paths share. A name too long for a Secret key
+// and two lower-case hex digits, which no two paths share (so does a leading '.' before
+// another, as a Secret key may not start with ".."). A name too long for a Secret key
 // becomes "_sha256-" and the hex sha256 of rel. Both forms are valid record names.
 func VerifierFileRecord(rel string) string {
 	var b strings.Builder
@@ -81,6 +82,10 @@ func VerifierFileRecord(rel string) string {
 		}
 	}
 	name := b.String()
+	if strings.HasPrefix(name, "..") {
+		// A Secret key may not start with "..": the first '.' is escaped too.
+		name = "_2e" + name[1:]
+	}
 	if len(name) > maxFileRecordName || !ValidRecordName(name) {
 		sum := sha256.Sum256([]byte(rel))
 		return "_sha256-" + hex.EncodeToString(sum[:])

@@ -19,7 +19,9 @@ func TestVerifierFileRecord(t *testing.T) {
 		{"sub/reward.json", "sub_2freward.json"},
 		{"sub_2freward.json", "sub_5f2freward.json"},
 		{"a b/ü.txt", "a_20b_2f_c3_bc.txt"},
-		{"..x", "..x"},
+		{"..x", "_2e.x"},
+		{"..", "_2e."},
+		{".x", ".x"},
 		{"-", "-"},
 		{long, ""}, // hashed, checked below
 	} {
@@ -41,7 +43,7 @@ func TestVerifierFileRecord(t *testing.T) {
 // No two paths share a record, and none takes a name the collector or controller reserves.
 func TestVerifierFileRecordIsCollisionFree(t *testing.T) {
 	paths := []string{"a/b", "a_b", "a_2fb", "a/_2fb", "_verifier-files.json", "verifier-files.json", "_part0.eval.json",
-		"_sha256-x", "A/B", "a/b/", "a//b", "%2f", "a.b", "a-b", strings.Repeat("x", 201), strings.Repeat("x", 200)}
+		"_sha256-x", "A/B", "a/b/", "a//b", "%2f", "a.b", "a-b", "..a", "_2e.a", ".._2e", strings.Repeat("x", 201), strings.Repeat("x", 200)}
 	seen := map[string]string{}
 	for _, p := range paths {
 		r := VerifierFileRecord(p)
