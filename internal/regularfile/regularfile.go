@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"syscall"
 )
@@ -50,6 +51,8 @@ func kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
 	case m&fs.ModeNamedPipe != 0:
 		return "named pipe"
 	case m&fs.ModeSocket != 0:
@@ -121,7 +124,7 @@ type walker struct {
 func (w *walker) dir(d *os.File, rel string) {
 	defer func() { _ = d.Close() }() // read-only: its close has nothing to report
 	// One name more than the entries still allowed tells that the walk stops here.
-	names, err := d.Readdirnames(max(w.left, 0) + 1)
+	entries, err := d.ReadDir(max(w.left, 0) + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		w.take()
 		if !w.stopped {
@@ -129,16 +132,16 @@ func (w *walker) dir(d *os.File, rel string) {
 		}
 		return
 	}
-	sort.Strings(names)
-	for _, name := range names {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, e := range entries {
 		if w.take(); w.stopped {
 			return
 		}
-		path := name
+		path := e.Name()
 		if rel != "" {
-			path = rel + "/" + name
+			path = rel + "/" + path
 		}
-		f, st, err := openAt(d, name)
+		f, st, err := openAt(d, e)
 		switch {
 		case err != nil:
 			w.visit(path, nil, nil, err)
@@ -158,9 +161,15 @@ func (w *walker) take() {
 	w.left--
 }
 
-// openAt opens name in the directory d without following a symbolic link, and keeps it open
-// only when it is a regular file or a directory.
-func openAt(d *os.File, name string) (*os.File, fs.FileInfo, error) {
+// openAt opens the entry e of the directory d without following a symbolic link, and keeps it
+// open only when it is a regular file or a directory. What the directory lists as neither is
+// not even opened (opening a device can act on it); the type is checked again once open, in
+// case the entry was replaced in between.
+func openAt(d *os.File, e fs.DirEntry) (*os.File, fs.FileInfo, error) {
+	name := e.Name()
+	if t := e.Type(); !t.IsRegular() && !t.IsDir() {
+		return nil, nil, fmt.Errorf("%s is a %s: %w", name, kind(t), ErrNotRegular)
+	}
 	fd, err := syscall.Openat(int(d.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, nil, fmt.Errorf("%s is a symbolic link: %w", name, ErrNotRegular)
@@ -168,7 +177,8 @@ func openAt(d *os.File, name string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	f := os.NewFile(uintptr(fd), name)
+	// Its full path, for what os.File.ReadDir looks up by name.
+	f := os.NewFile(uintptr(fd), filepath.Join(d.Name(), name))
 	st, err := f.Stat()
 	if err != nil {
 		_ = f.Close() // read-only, and already failing: the stat error is the one to report

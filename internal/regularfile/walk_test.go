@@ -93,3 +93,28 @@ func TestWalkRefusesASymlinkedRoot(t *testing.T) {
 		t.Error("Walk followed a symlinked root")
 	}
 }
+
+// A device below the tree is refused without being opened: opening one can act on it.
+func TestWalkRefusesADevice(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("this test creates a device node and needs root: run it as root")
+	}
+	dir := t.TempDir()
+	// 1:3 is /dev/null, harmless should the walk open it after all.
+	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Fatal(err)
+	}
+	var got error
+	if _, err := Walk(dir, 10, func(_ string, f *os.File, _ fs.FileInfo, err error) {
+		if f != nil {
+			t.Error("the device was opened")
+			_ = f.Close()
+		}
+		got = err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(got, ErrNotRegular) || got.Error() != "null is a device: refused: not a regular file" {
+		t.Errorf("device: %v", got)
+	}
+}
