@@ -119,13 +119,14 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 				return out, nil, err
 			}
 		}
-	case wrote:
-		warnings = append(warnings, fmt.Sprintf("verifier/%s not exported: the trial was not measured (%s), and SWE-sweep's scoring would count it", reward.FileJSON, tr.Status.Reason))
 	}
 	if !scored.Measured {
 		out.Exception = &harborjob.Exception{Type: tr.Status.Reason, Message: tr.Status.Message}
 		if out.Exception.Type == "" {
 			out.Exception.Type = string(tr.Status.Phase)
+		}
+		if wrote && out.RewardJSON == nil {
+			warnings = append(warnings, fmt.Sprintf("verifier/%s not exported: the trial was not measured (%s), and SWE-sweep's scoring would count it", reward.FileJSON, out.Exception.Type))
 		}
 	}
 	out.VerifierFiles = map[string][]byte{}

@@ -132,8 +132,12 @@ func TestExportScoresAsTheCluster(t *testing.T) {
 		w.FinishWithEval(t, cl, `{}`)
 	}
 	dir := filepath.Join(t.TempDir(), "job")
-	if _, _, err := clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: dir}, "run2"); err != nil {
+	_, stderr, err := clitest.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: dir}, "run2")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "trial run2-c-1: verifier/reward.json not exported: the trial was not measured (Succeeded), and SWE-sweep's scoring would count it\n"; stderr != want {
+		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 	fromCluster, _, err := clitest.Execute(ctx, &info.Options{Cluster: srv.Cluster(ns), Format: clioptions.OutputJSON}, "run2")
 	if err != nil {
