@@ -83,10 +83,12 @@ func collectOtherFiles(dir string, files []outputFile, maxRecord int64, budget *
 	return o
 }
 
-// manifestCost bounds what entry adds to the manifest once its output is known.
+// manifestCost bounds what entry adds to the manifest once its output is known: its path, its
+// record, a refusal that names the path again (an error of the walk names it with the
+// verifier directory before it), the sizes, the sha256 and the keys.
 func manifestCost(entry pc.VerifierFile) int {
 	path, _ := json.Marshal(entry.Path) // a string always marshals
-	return len(path) + len(entry.Name) + 256
+	return 2*len(path) + len(entry.Name) + 320
 }
 
 // manifest is the manifest record, the declared outputs' entries taken from outputs.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +98,11 @@ func TestCollectorSendsEveryVerifierFile(t *testing.T) {
 	if diff := cmp.Diff(want, entries(m)); diff != "" || m.Incomplete {
 		t.Errorf("manifest (-want +got), incomplete %v:\n%s", m.Incomplete, diff)
 	}
+	for _, f := range m.Files {
+		if b, _ := json.Marshal(f); len(b)+1 > manifestCost(f) {
+			t.Errorf("%s takes %d bytes of the manifest, more than the %d charged", f.Path, len(b)+1, manifestCost(f))
+		}
+	}
 	for path, data := range map[string][]byte{"eval_output.json": []byte(`{"tests": []}`), "runs/bug 1/sub/core.bin": binary, "grader_error.txt": []byte("build failed\n")} {
 		if got := outputs[pc.VerifierFileRecord(path)]; !bytes.Equal(got, data) {
 			t.Errorf("%s sent as %q, want %q", path, got, data)
@@ -152,18 +159,29 @@ func TestCollectorListsVerifierFilesThatDoNotFit(t *testing.T) {
 	}
 }
 
-// The collector stops listing at MaxVerifierEntries and says so.
+// The collector stops listing at MaxVerifierEntries, or before the manifest passes
+// MaxVerifierManifestBytes, and says so; the trial keeps its reward.json.
 func TestCollectorSaysWhenItStoppedListing(t *testing.T) {
-	files := map[string]string{"logs/verifier/reward.json": `{"reward": 1}`}
-	for i := range pc.MaxVerifierEntries + 5 {
-		files[filepath.Join("logs/verifier/many", strings.Repeat("x", 1+i%7)+string(rune('a'+i%26))+"-"+strings.Repeat("y", i/182))] = "."
-	}
-	paths := podRoot(t, files)
-	mustWriteDone(t, paths.Done, Done{Stage: pc.StageVerifier, Rewards: map[string]float64{reward.KeyReward: 1}})
-	s, outputs := collectNow(t, context.Background(), verifierSpec(paths), paths)
-	m := manifestOf(t, outputs)
-	if !m.Incomplete || len(m.Files) >= pc.MaxVerifierEntries || s.Rewards[reward.KeyReward] != 1 {
-		t.Errorf("manifest lists %d files, incomplete %v; rewards %v", len(m.Files), m.Incomplete, s.Rewards)
+	for name, nameLength := range map[string]int{"entries": 8, "manifest bytes": 250} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{"logs/verifier/reward.json": `{"reward": 1}`}
+			for i := range pc.MaxVerifierEntries + 5 {
+				files[filepath.Join("logs/verifier/many", fmt.Sprintf("%0*d", nameLength, i))] = "."
+			}
+			paths := podRoot(t, files)
+			mustWriteDone(t, paths.Done, Done{Stage: pc.StageVerifier, Rewards: map[string]float64{reward.KeyReward: 1}})
+			s, outputs := collectNow(t, context.Background(), verifierSpec(paths), paths)
+			m := manifestOf(t, outputs)
+			if !m.Incomplete || len(m.Files) >= pc.MaxVerifierEntries || s.Rewards[reward.KeyReward] != 1 || string(outputs[pc.RecordReward]) != `{"reward": 1}` {
+				t.Errorf("manifest lists %d files, incomplete %v; rewards %v", len(m.Files), m.Incomplete, s.Rewards)
+			}
+			if n := len(outputs[pc.RecordVerifierFiles]); n > pc.MaxVerifierManifestBytes {
+				t.Errorf("manifest has %d bytes, above %d", n, pc.MaxVerifierManifestBytes)
+			}
+			if name == "manifest bytes" && len(m.Files) > pc.MaxVerifierManifestBytes/500 {
+				t.Errorf("manifest lists %d files of long names: the byte bound did not stop it", len(m.Files))
+			}
+		})
 	}
 }
 

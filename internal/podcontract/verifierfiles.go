@@ -28,7 +28,7 @@ const (
 	// collector looks at; the manifest says when there were more.
 	MaxVerifierEntries = 1000
 	// MaxVerifierManifestBytes bounds the manifest: the collector stops listing before it.
-	MaxVerifierManifestBytes = 256 << 10
+	MaxVerifierManifestBytes = 512 << 10
 	// maxFileRecordName leaves room in a Secret key for the controller's prefix of a piece.
 	maxFileRecordName = 200
 )
