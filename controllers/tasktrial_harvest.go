@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -103,44 +104,62 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 	return verdict, nil
 }
 
-// keepResults keeps the verifier's result and outputs in a Secret and scores the trial, unless
-// the result is out of bounds: then the results are kept and the verdict fails the trial
-// unscored.
+// keepResults keeps the verifier's result and outputs in the results Secrets and scores the
+// trial, unless the result is out of bounds: then the results are kept and the verdict fails
+// the trial unscored.
 func (s *trialScope) keepResults(ctx context.Context, result reward.Result, outputs map[string][]byte) (*failure.Verdict, error) {
 	bounds, outOfBounds := failure.OutOfBounds(result, int(s.trial.Spec.BugsTotal))
 	if !outOfBounds {
 		scoreStatus(&s.trial.Status, result)
 	}
-	data := map[string][]byte{}
-	size := 0
-	// In order of what to keep when they do not all fit: the result, the grader's own outputs
-	// (SWE-bench's report.json), then eval.json.
-	keys := append(append([]string{podcontract.RecordReward}, s.grader.Outputs()...), podcontract.RecordEval)
-	for _, key := range keys {
-		if b, ok := outputs[key]; ok && size+len(b) <= podbuild.MaxSecretPayload {
-			data[key] = b
-			size += len(b)
-		}
-	}
-	if _, ok := data[podcontract.RecordReward]; !ok {
+	if _, ok := outputs[podcontract.RecordReward]; !ok {
+		// Only when the verifier left none: reward.json is otherwise kept as it wrote it.
 		b, err := reward.Encode(result)
 		if err != nil {
 			return nil, err
 		}
-		data[podcontract.RecordReward] = b
+		outputs = maps.Clone(outputs)
+		if outputs == nil {
+			outputs = map[string][]byte{}
+		}
+		outputs[podcontract.RecordReward] = b
 	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: podbuild.ResultsSecretName(s.trial.Name), Namespace: s.trial.Namespace,
-			Labels: podbuild.Labels(s.trial, podcontract.StageVerifier)},
-		Data: data,
-	}
-	if err := s.createOwned(ctx, secret); err != nil {
+	if err := s.storeResults(ctx, outputs); err != nil {
 		return nil, err
 	}
 	if outOfBounds {
 		return &bounds, nil
 	}
 	return nil, nil
+}
+
+// keepUnscored keeps what a verifier that ended the trial unmeasured sent (a grader failure's
+// own reward.json, its error files, the log), without scoring it and without a reward.json of
+// our own. When those outputs cannot be read, the note says so for the trial's message.
+func (s *trialScope) keepUnscored(ctx context.Context, sum *podcontract.Summary, pod *corev1.Pod) (note string, err error) {
+	outputs, lost := s.readOutputs(ctx, sum, pod)
+	if lost != nil {
+		return "; the verifier's files were not kept: " + lost.Message, nil
+	}
+	return "", s.storeResults(ctx, outputs)
+}
+
+// storeResults keeps every record the verifier sent in the trial's results Secrets (see
+// podbuild.SplitResults): reward.json, the grader's own outputs (SWE-bench's report.json) and
+// eval.json first, in the first Secret when they fit.
+func (s *trialScope) storeResults(ctx context.Context, outputs map[string][]byte) error {
+	first := append(append([]string{podcontract.RecordReward}, s.grader.Outputs()...), podcontract.RecordEval, podcontract.RecordVerifierFiles)
+	for i, data := range podbuild.SplitResults(outputs, first, podbuild.MaxSecretPayload) {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: podbuild.ResultsSecretNameAt(s.trial.Name, i), Namespace: s.trial.Namespace,
+				Labels: podbuild.Labels(s.trial, podcontract.StageVerifier)},
+			Data: data,
+		}
+		if err := s.createOwned(ctx, secret); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scoreStatus writes a graded result into the trial's status, as reward.Outcome reads it, so

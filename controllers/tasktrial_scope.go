@@ -200,13 +200,22 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 		return ctrl.Result{RequeueAfter: obs.RecheckAfter()}, true, nil
 	}
 	decision := failure.Next(verdict, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
-	if decision.Step == failure.StepProceed {
+	switch {
+	case decision.Step == failure.StepProceed:
 		if hv, err := s.harvest(ctx, stage, verdict, obs.Summary, pod); err != nil {
 			return ctrl.Result{}, true, err
 		} else if hv != nil {
 			decision = failure.Next(*hv, failure.Used{Infrastructure: st.InfrastructureRetries, Verifier: st.VerifierRetries}, s.trial.Spec.RetryPolicy)
 			verdict = *hv
 		}
+	case decision.Step == failure.StepFinish && stage == podcontract.StageVerifier && obs.Summary != nil:
+		// The last verifier run of a trial it leaves unmeasured: what it wrote (a grader
+		// failure's own reward.json among it) is kept for export.
+		note, err := s.keepUnscored(ctx, obs.Summary, pod)
+		if err != nil {
+			return ctrl.Result{}, true, err
+		}
+		verdict.Message, decision.Message = verdict.Message+note, decision.Message+note
 	}
 	s.recordStageEnd(stage, *ss, verdict, obs.Summary)
 	switch decision.Step {

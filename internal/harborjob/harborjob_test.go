@@ -1,6 +1,7 @@
 package harborjob
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,7 +152,7 @@ func TestWriteThenRead(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	job := Job{Name: "run1", Agent: "patch", Trials: []Trial{
 		{Name: "run1-task-a-1", Task: "task-a", Attempt: 1, Rewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1},
-			RewardJSON: []byte(`{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`), EvalJSON: []byte(`{"schema":"sweep-eval/1"}`),
+			RewardJSON: []byte(`{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1}`), VerifierFiles: map[string][]byte{"eval.json": []byte(`{"schema":"sweep-eval/1"}`)},
 			Artifacts: map[string][]byte{"model.patch": []byte("diff --git a/x b/x\n")},
 			Started:   start, Finished: start.Add(time.Hour), Agent: Phase{Started: start, Finished: start.Add(time.Minute)}},
 		{Name: "run1-task-b-with-a-very-long-name-over-32-1", Task: "task-b-with-a-very-long-name-over-32", Attempt: 1,
@@ -195,6 +196,41 @@ func TestWriteThenRead(t *testing.T) {
 	err = Write(t.TempDir(), Job{Trials: []Trial{{Name: "x", Task: "x", Artifacts: map[string][]byte{"reward.json": []byte(`{}`)}}}})
 	if err == nil || !strings.Contains(err.Error(), "would be read as a result of the trial by SWE-sweep's scoring") {
 		t.Errorf("an artifact named reward.json: error = %v", err)
+	}
+}
+
+// The verifier's files go below verifier/ byte for byte, nested ones too; a name that would
+// leave it, or another reward.json, is refused.
+func TestWriteVerifierFiles(t *testing.T) {
+	binary := []byte{0, 0xff, 0xfe, '\n', 0x80}
+	files := map[string][]byte{"eval_output.json": []byte(`{"tests": []}`), "runs/bug 1/core.bin": binary, "grader_error.txt": nil}
+	trial := Trial{Name: "x", Task: "x", RewardJSON: []byte(`{"reward": 0, "grader_failed": 1}`), VerifierFiles: files}
+	dir := t.TempDir()
+	if err := Write(dir, Job{Trials: []Trial{trial}}); err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range files {
+		got, err := os.ReadFile(filepath.Join(dir, FolderName(trial), VerifierDir, filepath.FromSlash(rel)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("verifier/%s = %q, %v; want %q", rel, got, err, want)
+		}
+	}
+	for rel, wantErr := range map[string]string{
+		"../escape":       "not a plain relative path",
+		"/etc/passwd":     "not a relative path",
+		"a/../../escape":  "not a plain relative path",
+		"sub/reward.json": "would count it as another result of the trial",
+		"reward.json":     "would count it as another result of the trial",
+		"bad\xffname":     "not valid UTF-8",
+	} {
+		outside := t.TempDir()
+		err := Write(filepath.Join(outside, "job"), Job{Trials: []Trial{{Name: "x", Task: "x", VerifierFiles: map[string][]byte{rel: []byte("x")}}}})
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("verifier file %q: error = %v, want %q", rel, err, wantErr)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "escape")); err == nil {
+			t.Errorf("verifier file %q was written outside the trial folder", rel)
+		}
 	}
 }
 

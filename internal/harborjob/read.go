@@ -1,5 +1,6 @@
 // Package harborjob reads and writes Harbor's job layout: a job folder holding one folder per
-// trial with config.json, result.json, verifier/reward.json, verifier/eval.json and artifacts/.
+// trial with config.json, result.json, verifier/ (reward.json, eval.json and the verifier's
+// other files) and artifacts/.
 // Tools built for Harbor and SWE-sweep read this layout, so `sweep export` writes it and
 // `sweep info DIR` reads any job directory in it.
 package harborjob

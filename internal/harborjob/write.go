@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
@@ -27,9 +29,12 @@ type Trial struct {
 	Task    string
 	Attempt int
 	Rewards map[string]float64
-	// RewardJSON and EvalJSON are the verifier's files verbatim, when it left them.
+	// RewardJSON is verifier/reward.json: the verifier's own, verbatim, when it left one.
 	RewardJSON []byte
-	EvalJSON   []byte
+	// VerifierFiles are the verifier's other files (eval.json, test-stdout.txt, ...) by path
+	// below verifier/, slash-separated, written byte for byte; VerifierPath says which paths
+	// may be.
+	VerifierFiles map[string][]byte
 	// Artifacts are the harvested artifacts by file name (model.patch).
 	Artifacts map[string][]byte
 	Exception *Exception
@@ -142,8 +147,12 @@ func writeTrial(dir string, job Job, t Trial) error {
 	if rewardJSON != nil {
 		files[filepath.Join(VerifierDir, reward.FileJSON)] = rewardJSON
 	}
-	if t.EvalJSON != nil {
-		files[filepath.Join(VerifierDir, EvalJSON)] = t.EvalJSON
+	for rel, data := range t.VerifierFiles {
+		path, err := VerifierPath(rel)
+		if err != nil {
+			return fmt.Errorf("trial %s: %w", t.Name, err)
+		}
+		files[path] = data
 	}
 	for name, data := range t.Artifacts {
 		if filepath.Base(name) != name || name == "." || name == ".." {
@@ -162,11 +171,29 @@ func writeTrial(dir string, job Job, t Trial) error {
 		}
 	}
 	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			return err
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// VerifierPath is where the verifier's file at rel (a path below /logs/verifier, which code
+// under test may have named) goes in a trial folder, or why it may not go there: a path that
+// is not plainly relative would leave verifier/, and a reward.json at any depth would be read
+// by SWE-sweep's scoring as another result of the trial. verifier/reward.json itself is the
+// trial's RewardJSON, not one of its VerifierFiles.
+func VerifierPath(rel string) (string, error) {
+	if why := podcontract.ValidVerifierPath(rel); why != "" {
+		return "", fmt.Errorf("verifier file %q not written: %s", rel, why)
+	}
+	if path.Base(rel) == reward.FileJSON {
+		return "", fmt.Errorf("verifier file %q not written: SWE-sweep's scoring reads every %s below a job, and would count it as another result of the trial", rel, reward.FileJSON)
+	}
+	return filepath.Join(VerifierDir, filepath.FromSlash(rel)), nil
 }
 
 func timePtr(t time.Time) *time.Time {

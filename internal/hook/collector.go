@@ -49,11 +49,16 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 	s.Outputs = make([]pc.Output, len(files))
 	data := make([][]byte, len(files))
 	// The stream must stay within MaxStreamBytes or the controller rejects all of it, so the
-	// outputs share that budget: first those that cannot be cut, then the logs, cut to fit.
-	// Counting uncompressed bytes keeps to the compressed limit with room for gzip's framing.
+	// outputs share that budget: first those that cannot be cut, then the verifier's other
+	// files, then the logs, cut to fit. Counting uncompressed bytes keeps to the compressed
+	// limit with room for gzip's framing.
 	limits := spec.Limits.WithDefaults()
-	budget := limits.MaxStreamBytes - limits.MaxStreamBytes/64 - 1024*int64(len(files))
+	budget := limits.MaxStreamBytes - limits.MaxStreamBytes/64 - 1024*int64(len(files)+1)
+	var others *otherFiles
 	for _, logs := range []bool{false, true} {
+		if logs && spec.Stage == pc.StageVerifier {
+			others = collectOtherFiles(paths.VerifierDir, files, limits.MaxRecordBytes, &budget)
+		}
 		for i, f := range files {
 			if f.log == logs {
 				s.Outputs[i], data[i] = readOutput(f, min(limits.MaxRecordBytes, max(budget, 0)), done.Logs)
@@ -70,8 +75,16 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 			records = append(records, pc.Record{Name: o.Name, Data: data[i]})
 		}
 	}
+	if others != nil {
+		manifest, err := others.manifest(s.Outputs)
+		if err != nil {
+			return s, err
+		}
+		s.Outputs = append(s.Outputs, pc.NewOutput(pc.RecordVerifierFiles, manifest, int64(len(manifest))))
+		records = append(append(records, pc.Record{Name: pc.RecordVerifierFiles, Data: manifest}), others.records...)
+	}
 
-	msg, err := summaryMessage(&s, records)
+	msg, err := summaryMessage(&s, records, others == nil || len(others.records) == 0)
 	if err != nil {
 		return s, err
 	}
@@ -134,9 +147,13 @@ func collectedRewards(outputs []pc.Output, data [][]byte, verifierDir string) (r
 	return reward.ParseText(b)
 }
 
-// summaryMessage encodes s with every output inline when that fits in a termination message,
-// else marks it streamed.
-func summaryMessage(s *pc.Summary, records []pc.Record) ([]byte, error) {
+// summaryMessage encodes s with every output inline when that fits in a termination message
+// and every record is one of s's outputs (canInline), else marks it streamed.
+func summaryMessage(s *pc.Summary, records []pc.Record, canInline bool) ([]byte, error) {
+	if !canInline {
+		s.Streamed = true
+		return pc.EncodeSummary(*s)
+	}
 	inline := *s
 	inline.Outputs = append([]pc.Output{}, s.Outputs...)
 	for i, o := range inline.Outputs {
@@ -193,26 +210,33 @@ func readOutput(f outputFile, maxBytes int64, logs map[string]LogInfo) (pc.Outpu
 		return pc.Output{Name: f.name, Missing: true}, nil
 	}
 	defer func() { _ = file.Close() }() // read-only: its close has nothing to report
+	o, data := readOpen(f.name, file, st, maxBytes, f.log)
+	if info, ok := logs[f.name]; ok && info.Truncated && !o.Missing && !o.TooLarge {
+		o = pc.NewOutput(f.name, data, max(o.OriginalSize, info.OriginalSize))
+	}
+	return o, data
+}
+
+// readOpen reads the open regular file as the output name, as readOutput says; cut says it
+// may be cut to maxBytes.
+func readOpen(name string, file *os.File, st os.FileInfo, maxBytes int64, cut bool) (pc.Output, []byte) {
 	size := st.Size()
-	if !f.log && size > maxBytes {
-		return pc.Output{Name: f.name, OriginalSize: size, TooLarge: true}, nil
+	if !cut && size > maxBytes {
+		return pc.Output{Name: name, OriginalSize: size, TooLarge: true}, nil
 	}
 	// One byte more than the bound tells a file that grew after it was opened.
 	data, err := io.ReadAll(io.LimitReader(file, maxBytes+1))
 	if err != nil {
-		return pc.Output{Name: f.name, Missing: true}, nil
+		return pc.Output{Name: name, Missing: true}, nil
 	}
 	original := max(size, int64(len(data)))
 	if int64(len(data)) > maxBytes {
-		if !f.log {
-			return pc.Output{Name: f.name, OriginalSize: original, TooLarge: true}, nil
+		if !cut {
+			return pc.Output{Name: name, OriginalSize: original, TooLarge: true}, nil
 		}
 		data = data[:maxBytes]
 	}
-	if info, ok := logs[f.name]; ok && info.Truncated {
-		original = max(original, info.OriginalSize)
-	}
-	return pc.NewOutput(f.name, data, original), data
+	return pc.NewOutput(name, data, original), data
 }
 
 // waitDone polls for the done file until it is there or ctx ends.

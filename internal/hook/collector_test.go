@@ -104,6 +104,7 @@ func TestCollectorStreamsLargeOutputs(t *testing.T) {
 		pc.NewOutput(pc.RecordTestStdout, noise[:32<<10], 1<<20),
 		pc.NewOutput(pc.RecordReward, []byte(`{"reward": 0.5}`), 15),
 		{Name: pc.RecordEval, Missing: true},
+		pc.NewOutput(pc.RecordVerifierFiles, outputs[pc.RecordVerifierFiles], int64(len(outputs[pc.RecordVerifierFiles]))),
 	}
 	if diff := cmp.Diff(want, s.Outputs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)

@@ -36,10 +36,6 @@ const StartAllowanceSeconds = 600
 func InputSecretName(trial string) string    { return trial + "-input" }
 func ArtifactSecretName(trial string) string { return trial + "-artifacts" }
 
-// ResultsSecretName holds the verifier's reward.json, report.json (SWE-bench) and eval.json, for
-// export and reports.
-func ResultsSecretName(trial string) string { return trial + "-results" }
-
 // MaxSecretPayload is what the artifacts Secret may carry: an object must stay under the
 // API server's 1.5 MiB request limit and etcd's value limit, with room for metadata.
 const MaxSecretPayload = 1 << 20

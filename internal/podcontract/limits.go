@@ -2,6 +2,7 @@ package podcontract
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
@@ -51,7 +52,8 @@ const AgentLogPath = AgentLogDir + "/" + RecordAgentLog
 // validName is a Secret data key, so that every record can also be stored in one.
 var validName = regexp.MustCompile(`^[-._a-zA-Z0-9]{1,253}$`)
 
-// ValidRecordName reports whether name can name a record (and a Secret key).
+// ValidRecordName reports whether name can name a record (and a Secret key, which may not
+// start with "..").
 func ValidRecordName(name string) bool {
-	return validName.MatchString(name) && name != "." && name != ".."
+	return validName.MatchString(name) && name != "." && !strings.HasPrefix(name, "..")
 }

@@ -76,7 +76,8 @@ func EncodeStream(w io.Writer, streamID string, records []Record) error {
 	return bw.Flush()
 }
 
-// StreamedOutputs are the outputs of s that travel on the stream, in stream order.
+// StreamedOutputs are the outputs of s that travel on the stream, in stream order; after them
+// come the verifier's files its manifest lists (RecordVerifierFiles).
 func (s Summary) StreamedOutputs() []Output {
 	var out []Output
 	for _, o := range s.Outputs {
@@ -276,5 +277,23 @@ func (d *decoder) finishRecord() error {
 	}
 	d.out[o.Name] = data
 	d.nRecords++
+	if o.Name == RecordVerifierFiles && d.s.Stage == StageVerifier {
+		return d.expectVerifierFiles(data)
+	}
+	return nil
+}
+
+// expectVerifierFiles adds to the records still expected those the verifier's manifest lists
+// as kept and the summary does not: they follow on the stream, in the manifest's order.
+func (d *decoder) expectVerifierFiles(manifest []byte) error {
+	m, err := DecodeVerifierFiles(manifest)
+	if err != nil {
+		return err
+	}
+	for _, f := range m.Files {
+		if _, inSummary := d.s.Output(f.Name); f.Kept() && !inSummary {
+			d.want = append(d.want, f.Output)
+		}
+	}
 	return nil
 }

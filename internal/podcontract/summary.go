@@ -17,7 +17,8 @@ type Summary struct {
 	Rewards    map[string]float64 `json:"rewards,omitempty"`
 	StartedAt  *time.Time         `json:"startedAt,omitempty"`
 	FinishedAt *time.Time         `json:"finishedAt,omitempty"`
-	// Outputs describe every record on the stream, in stream order.
+	// Outputs describe every record on the stream, in stream order, but the verifier's files
+	// that its manifest (RecordVerifierFiles) describes: they follow, in the manifest's order.
 	Outputs []Output `json:"outputs,omitempty"`
 	// Streamed says the outputs were written to the collector's stdout and must be read from
 	// its log; when false, every output is small enough to ride Inline.

@@ -273,7 +273,7 @@ func failedCondition(run *evalv1.SweepRun) string {
 func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (TrialOutput, error) {
 	out := TrialOutput{Name: tr.Name, Attempt: tr.Spec.Attempt, Phase: string(tr.Status.Phase), Reason: tr.Status.Reason,
 		Message: tr.Status.Message, Rewards: tr.Status.Rewards}
-	results, err := campaigns.OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
+	results, _, err := campaigns.VerifierFiles(ctx, cl, tr)
 	if err != nil {
 		return out, err
 	}

@@ -4,6 +4,7 @@ package export
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,9 +64,12 @@ func (o *Options) Run(ctx context.Context) error {
 			unfinished++
 			continue
 		}
-		t, err := exportTrial(ctx, cl, &trials[i])
+		t, warnings, err := exportTrial(ctx, cl, &trials[i])
 		if err != nil {
 			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(o.ErrOut, "trial %s: %s\n", t.Name, w)
 		}
 		job.Trials = append(job.Trials, t)
 	}
@@ -79,8 +83,9 @@ func (o *Options) Run(ctx context.Context) error {
 	return nil
 }
 
-// exportTrial reads one finished trial's Secrets into Harbor's terms.
-func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (harborjob.Trial, error) {
+// exportTrial reads one finished trial's Secrets into Harbor's terms; the warnings name the
+// verifier's files that are not exported, and why.
+func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (harborjob.Trial, []string, error) {
 	out := harborjob.Trial{Name: tr.Name, Task: tr.Spec.Task, Attempt: int(tr.Spec.Attempt),
 		Started: timeOf(tr.Status.StartTime), Finished: timeOf(tr.Status.CompletionTime)}
 	if s := tr.Status.Agent; s != nil {
@@ -89,26 +94,29 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 	if s := tr.Status.Verifier; s != nil {
 		out.Verifier = harborjob.Phase{Started: timeOf(s.StartTime), Finished: timeOf(s.CompletionTime)}
 	}
-	results, err := campaigns.OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
+	files, manifest, err := campaigns.VerifierFiles(ctx, cl, tr)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	artifacts, err := campaigns.OptionalSecret(ctx, cl, tr.Namespace, podbuild.ArtifactSecretName(tr.Name))
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	out.Artifacts = artifacts
-	out.EvalJSON = results[podcontract.RecordEval]
+	rewardJSON, wrote := files[reward.FileJSON]
+	delete(files, reward.FileJSON)
+	var warnings []string
 	scored := campaign.ScoringTrial(tr)
 	switch {
 	case scored.Measured:
-		out.Rewards, out.RewardJSON = scored.Rewards, results[podcontract.RecordReward]
+		out.Rewards, out.RewardJSON = scored.Rewards, rewardJSON
 	case tr.Status.GraderFailed || tr.Status.Reason == reasons.GraderFailed:
-		// Harbor and SWE-sweep tools see a grader failure in reward.json itself and drop it.
-		out.RewardJSON = results[podcontract.RecordReward]
+		// Harbor and SWE-sweep tools see a grader failure in reward.json itself and drop it:
+		// the grader's own (SWE-sweep's nine keys) as it wrote it, else the bare form.
+		out.RewardJSON = rewardJSON
 		if out.RewardJSON == nil {
 			if out.RewardJSON, err = reward.Encode(reward.GraderFailed()); err != nil {
-				return out, err
+				return out, nil, err
 			}
 		}
 	}
@@ -117,8 +125,28 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 		if out.Exception.Type == "" {
 			out.Exception.Type = string(tr.Status.Phase)
 		}
+		if wrote && out.RewardJSON == nil {
+			warnings = append(warnings, fmt.Sprintf("verifier/%s not exported: the trial was not measured (%s), and SWE-sweep's scoring would count it", reward.FileJSON, out.Exception.Type))
+		}
 	}
-	return out, nil
+	out.VerifierFiles = map[string][]byte{}
+	for rel, data := range files {
+		if _, err := harborjob.VerifierPath(rel); err != nil {
+			warnings = append(warnings, err.Error())
+			continue
+		}
+		out.VerifierFiles[rel] = data
+	}
+	for _, f := range manifest.Files {
+		if !f.Kept() {
+			warnings = append(warnings, fmt.Sprintf("verifier file %s not exported: the collector did not keep it: %s", f.Path, f.NotKept()))
+		}
+	}
+	if manifest.Incomplete {
+		warnings = append(warnings, fmt.Sprintf("the collector listed only part of the verifier's files (at most %d entries, %d bytes of listing): the rest were not kept", podcontract.MaxVerifierEntries, podcontract.MaxVerifierManifestBytes))
+	}
+	sort.Strings(warnings)
+	return out, warnings, nil
 }
 
 func timeOf(t *metav1.Time) time.Time {

@@ -125,7 +125,7 @@ func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv
 // instance) and the grading version its eval.json names.
 func trialReport(ctx context.Context, cl client.Client, ns string, tr *evalv1.TaskTrial) (*swebench.InstanceReport, swebench.GradingVersion, error) {
 	secret := podbuild.ResultsSecretName(tr.Name)
-	results, err := campaigns.OptionalSecret(ctx, cl, ns, secret)
+	results, _, err := campaigns.VerifierFiles(ctx, cl, tr)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,0 +1,74 @@
+package campaigns
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// VerifierFiles reads the files a finished trial's verifier left below /logs/verifier from
+// its results Secrets, by path below that directory (slash-separated: "reward.json",
+// "eval.json", "runs/junit.xml", ...), each checked against the manifest's size and sha256,
+// and the manifest, which also lists what was not kept and why. A trial whose Secrets predate
+// the manifest has its reward.json, eval.json and report.json; reward.json is also there when
+// the controller wrote it for a verifier that left none. No results Secret, no files.
+func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (map[string][]byte, podcontract.VerifierFiles, error) {
+	var manifest podcontract.VerifierFiles
+	first, err := OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
+	if err != nil || first == nil {
+		return nil, manifest, err
+	}
+	broken := func(err error) error {
+		return fmt.Errorf("trial %s: results Secrets %s/%s...: %w; the Secrets were changed or lost: regrade the trial", tr.Name, tr.Namespace, podbuild.ResultsSecretName(tr.Name), err)
+	}
+	n, err := podbuild.ResultsCount(first)
+	if err != nil {
+		return nil, manifest, broken(err)
+	}
+	secrets := []map[string][]byte{first}
+	for i := 1; i < n; i++ {
+		name := podbuild.ResultsSecretNameAt(tr.Name, i)
+		data, err := OptionalSecret(ctx, cl, tr.Namespace, name)
+		if err != nil {
+			return nil, manifest, err
+		}
+		if data == nil {
+			return nil, manifest, broken(fmt.Errorf("secret %s, number %d of %d, is missing", name, i+1, n))
+		}
+		secrets = append(secrets, data)
+	}
+	records, err := podbuild.JoinResults(secrets)
+	if err != nil {
+		return nil, manifest, broken(err)
+	}
+	files := map[string][]byte{}
+	if b, ok := records[podcontract.RecordVerifierFiles]; ok {
+		if manifest, err = podcontract.DecodeVerifierFiles(b); err != nil {
+			return nil, manifest, broken(err)
+		}
+	}
+	for _, f := range manifest.Files {
+		if !f.Kept() {
+			continue
+		}
+		data, ok := records[f.Name]
+		sum := sha256.Sum256(data)
+		if !ok || int64(len(data)) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
+			return nil, manifest, broken(fmt.Errorf("record %s (file %s) does not match the manifest's size and sha256", f.Name, f.Path))
+		}
+		files[f.Path] = data
+	}
+	for _, name := range []string{podcontract.RecordReward, podcontract.RecordEval, podcontract.RecordSWEBenchReport} {
+		if b, ok := records[name]; ok && files[name] == nil {
+			files[name] = b
+		}
+	}
+	return files, manifest, nil
+}

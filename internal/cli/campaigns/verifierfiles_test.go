@@ -1,0 +1,92 @@
+package campaigns
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+)
+
+// resultsSecrets are the results Secrets of trial t1 as the controller stores files with
+// their manifest; change, when set, alters the Secrets' data first.
+func resultsSecrets(t *testing.T, files map[string][]byte, change func([]map[string][]byte)) []client.Object {
+	t.Helper()
+	records := map[string][]byte{}
+	var m podcontract.VerifierFiles
+	for path, data := range files {
+		name := podcontract.VerifierFileRecord(path)
+		records[name] = data
+		m.Files = append(m.Files, podcontract.VerifierFile{Path: path, Output: podcontract.NewOutput(name, data, int64(len(data)))})
+	}
+	manifest, err := podcontract.EncodeVerifierFiles(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records[podcontract.RecordVerifierFiles] = manifest
+	data := podbuild.SplitResults(records, []string{podcontract.RecordReward}, 1<<10)
+	if change != nil {
+		change(data)
+	}
+	var out []client.Object
+	for i, d := range data {
+		out = append(out, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: podbuild.ResultsSecretNameAt("t1", i)}, Data: d})
+	}
+	return out
+}
+
+func TestVerifierFiles(t *testing.T) {
+	trial := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "t1"}}
+	big := []byte(strings.Repeat("0123456789", 300))
+	files := map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "eval.json": big, "runs/a.txt": []byte("a"), "b.bin": {0, 0xff}}
+	for _, tc := range []struct {
+		name    string
+		objects []client.Object
+		want    map[string][]byte
+		wantErr string
+	}{
+		{name: "no results Secret"},
+		{name: "spread over Secrets, eval.json in pieces", objects: resultsSecrets(t, files, nil), want: files},
+		{name: "a Secret from before the manifest",
+			objects: []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "t1-results"},
+				Data: map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "eval.json": []byte(`{}`)}}},
+			want: map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "eval.json": []byte(`{}`)}},
+		{name: "a Secret lost", objects: resultsSecrets(t, files, nil)[:2], wantErr: "secret t1-results-2, number 3 of 4, is missing"},
+		{name: "a record changed", objects: resultsSecrets(t, files, func(d []map[string][]byte) { d[0]["reward.json"] = []byte(`{"reward": 0}`) }),
+			wantErr: "record reward.json (file reward.json) does not match the manifest's size and sha256"},
+		{name: "a piece cut", objects: resultsSecrets(t, files, func(d []map[string][]byte) {
+			for _, s := range d {
+				if p, ok := s["_part2.eval.json"]; ok {
+					s["_part2.eval.json"] = p[:1] // the last piece: no gap shows it, the manifest does
+				}
+			}
+		}), wantErr: "record eval.json (file eval.json) does not match"},
+		{name: "a bad count", objects: resultsSecrets(t, files, func(d []map[string][]byte) { d[0][podbuild.ResultsCountKey] = []byte("many") }),
+			wantErr: `key _results-secrets holds "many"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithObjects(tc.objects...).Build()
+			got, _, err := VerifierFiles(context.Background(), cl, trial)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "regrade the trial") {
+					t.Fatalf("error = %v, want %q and what to do", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,139 @@
+package podbuild
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestResultsSecretNameAt(t *testing.T) {
+	for i, want := range []string{"t1-results", "t1-results-1", "t1-results-2"} {
+		if got := ResultsSecretNameAt("t1", i); got != want {
+			t.Errorf("ResultsSecretNameAt(t1, %d) = %q, want %q", i, got, want)
+		}
+	}
+	if ResultsSecretName("t1") != "t1-results" {
+		t.Error("the first results Secret changed its name")
+	}
+}
+
+// layout is where each key went: Secret index → sorted keys with their sizes.
+func layout(secrets []map[string][]byte) map[int]map[string]int {
+	out := map[int]map[string]int{}
+	for i, s := range secrets {
+		out[i] = map[string]int{}
+		for k, v := range s {
+			out[i][k] = len(v)
+		}
+	}
+	return out
+}
+
+func TestSplitResults(t *testing.T) {
+	const max = 150
+	bytesOf := func(n int) []byte { return bytes.Repeat([]byte{'x'}, n) }
+	first := []string{"reward.json", "report.json", "eval.json"}
+	count := func(n int) int { return len(strconv.Itoa(n)) }
+	for _, tc := range []struct {
+		name    string
+		records map[string][]byte
+		want    map[int]map[string]int
+	}{
+		{name: "none", records: map[string][]byte{}, want: map[int]map[string]int{}},
+		{name: "all in one", records: map[string][]byte{"reward.json": bytesOf(10), "eval.json": bytesOf(20), "a": bytesOf(5)},
+			want: map[int]map[string]int{0: {"reward.json": 10, "eval.json": 20, "a": 5, ResultsCountKey: count(1)}}},
+		{name: "the declared first, the rest where there is room",
+			records: map[string][]byte{"reward.json": bytesOf(10), "eval.json": bytesOf(40), "b": bytesOf(50), "c": bytesOf(5)},
+			want: map[int]map[string]int{
+				0: {"reward.json": 10, "eval.json": 40, "c": 5, ResultsCountKey: count(2)},
+				1: {"b": 50}}},
+		{name: "a record larger than a Secret goes in pieces",
+			records: map[string][]byte{"reward.json": bytesOf(10), "eval.json": bytesOf(250)},
+			want: map[int]map[string]int{
+				0: {"reward.json": 10, ResultsCountKey: count(3)},
+				1: {"_part0.eval.json": 132}, 2: {"_part1.eval.json": 118}}},
+		{name: "exactly a Secret: whole, in a Secret of its own",
+			records: map[string][]byte{"reward.json": bytesOf(10), "z": bytesOf(max - 1)},
+			want:    map[int]map[string]int{0: {"reward.json": 10, ResultsCountKey: count(2)}, 1: {"z": max - 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			secrets := SplitResults(tc.records, first, max)
+			if diff := cmp.Diff(tc.want, layout(secrets)); diff != "" {
+				t.Errorf("layout (-want +got):\n%s", diff)
+			}
+			for i, s := range secrets {
+				size := 0
+				for k, v := range s {
+					size += len(k) + len(v)
+				}
+				if size > max {
+					t.Errorf("secret %d holds %d bytes, above %d", i, size, max)
+				}
+			}
+			if len(secrets) > 0 {
+				if n, err := ResultsCount(secrets[0]); err != nil || n != len(secrets) {
+					t.Errorf("ResultsCount = %d, %v; want %d", n, err, len(secrets))
+				}
+			}
+			got, err := JoinResults(secrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.records, got); diff != "" {
+				t.Errorf("joined (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// SWE-sweep's eval.json of a large task can take several MiB: it survives, in pieces, with
+// reward.json in the first Secret.
+func TestSplitResultsKeepsALargeEvalJSON(t *testing.T) {
+	eval := make([]byte, 3<<20)
+	for i := range eval {
+		eval[i] = byte(i * 7)
+	}
+	records := map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "eval.json": eval, "test-stdout.txt": []byte("ran")}
+	secrets := SplitResults(records, []string{"reward.json", "eval.json"}, MaxSecretPayload)
+	if len(secrets) != 4 {
+		t.Errorf("%d Secrets, want 4 for 3 MiB and the rest", len(secrets))
+	}
+	if string(secrets[0]["reward.json"]) != `{"reward": 1}` {
+		t.Error("reward.json is not in the first Secret")
+	}
+	got, err := JoinResults(secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got["eval.json"], eval) || len(got) != 3 {
+		t.Errorf("joined %d records; eval.json equal: %v", len(got), bytes.Equal(got["eval.json"], eval))
+	}
+}
+
+func TestJoinResultsRefusesInconsistentSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		secrets []map[string][]byte
+		wantErr string
+	}{
+		{name: "key twice", secrets: []map[string][]byte{{"a": nil}, {"a": nil}}, wantErr: "key a is in two results Secrets"},
+		{name: "piece twice", secrets: []map[string][]byte{{"_part0.a": nil}, {"_part0.a": nil}}, wantErr: "piece 0 of a is in two"},
+		{name: "gap", secrets: []map[string][]byte{{"_part0.a": nil, "_part2.a": nil}}, wantErr: "piece 1 of 2 is missing"},
+		{name: "whole and pieces", secrets: []map[string][]byte{{"a": nil, "_part0.a": nil}}, wantErr: "stored whole and in pieces"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := JoinResults(tc.secrets); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+	if n, err := ResultsCount(map[string][]byte{ResultsCountKey: []byte("0")}); err == nil {
+		t.Errorf("ResultsCount of 0 = %d, want an error", n)
+	}
+	if n, err := ResultsCount(map[string][]byte{"reward.json": nil}); err != nil || n != 1 {
+		t.Errorf("ResultsCount of a Secret from before = %d, %v; want 1", n, err)
+	}
+}
