@@ -23,12 +23,13 @@ func newInfoCmd(kube *clioptions.Cluster) *cobra.Command {
 			"together, with SWE-sweep's scoring: trials whose grader failed are dropped; per task,\n" +
 			"n_resolved is averaged over its trials with a regressed trial counted as 0; the score is\n" +
 			"the sum over tasks divided by the graded bugs.",
-		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json",
+		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json\n  sweep info my-run --pass-at 1,5 --per-task",
 		Args:    cobra.MinimumNArgs(1),
 		RunE:    runOptions(o),
 	}
 	cmd.Flags().BoolVar(&o.PerTask, "per-task", false, "add one line per task: trials, bugs, resolved, counted, reward, regressed")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print SWE-sweep's JSON report (the same as -o json)")
+	cmd.Flags().IntSliceVar(&o.PassAt, "pass-at", nil, "add pass@k for these k over the attempts (comma-separated), per bug from eval.json, and the per-attempt score's spread: beyond SWE-sweep's report, in its own section and JSON key pass_at_k")
 	addOutputFlag(cmd, &o.Format)
 	return cmd
 }
