@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/compare"
 	"github.com/swe-sweep/sweep-operator/internal/cli/eval"
 	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
@@ -30,6 +31,24 @@ func newInfoCmd(kube *clioptions.Cluster) *cobra.Command {
 	cmd.Flags().BoolVar(&o.PerTask, "per-task", false, "add one line per task: trials, bugs, resolved, counted, reward, regressed")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print SWE-sweep's JSON report (the same as -o json)")
 	cmd.Flags().IntSliceVar(&o.PassAt, "pass-at", nil, "add pass@k for these k over the attempts (comma-separated), per bug from eval.json, and the per-attempt score's spread: beyond SWE-sweep's report, in its own section and JSON key pass_at_k")
+	addOutputFlag(cmd, &o.Format)
+	return cmd
+}
+
+func newCompareCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &compare.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two campaigns or Harbor job directories task by task",
+		Long: "compare scores A and B (each a SweepRun NAME in the namespace of -n, or a job directory DIR in\n" +
+			"Harbor's layout, as `sweep info` takes them) with SWE-sweep's scoring and prints both summaries\n" +
+			"side by side with their difference (B - A), then per task graded on both sides the bugs\n" +
+			"resolved in regression-free trials (the mean over attempts) and the task's score on each side\n" +
+			"and their difference, and the tasks graded on one side only.",
+		Example: "  sweep compare nightly-1 nightly-2\n  sweep compare jobs/baseline nightly -o json",
+		Args:    cobra.ExactArgs(2),
+		RunE:    runOptions(o),
+	}
 	addOutputFlag(cmd, &o.Format)
 	return cmd
 }

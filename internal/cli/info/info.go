@@ -112,7 +112,15 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 	var trials []passk.Trial
 	var dirs []string
 	for _, arg := range sources {
-		if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		st, statErr := os.Stat(arg)
+		switch {
+		case statErr == nil && !st.IsDir():
+			return nil, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
+		case statErr != nil && strings.ContainsRune(arg, '/'):
+			// A SweepRun's name has no slash: this was meant as a directory.
+			return nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
+		}
+		if statErr == nil {
 			read, warnings, err := harborjob.ReadResults([]string{arg})
 			if err != nil {
 				return nil, err
