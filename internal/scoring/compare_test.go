@@ -14,7 +14,7 @@ func TestCompare(t *testing.T) {
 	want := Comparison{
 		Difference: SummaryDelta{GradedTasks: 1, GradedBugs: 15 - 6, ResolvedBugs: 9 - 2.5, Score: 9.0/15 - 2.5/6,
 			ScoreIgnoringRegressions: 9.0/15 - 4.0/6, MeanReward: (1+0.5+0)/3.0 - (0.125+1)/2},
-		Tasks: []TaskComparison{{Task: "both", A: a.Tasks[0], B: b.Tasks[0], ResolvedDelta: 4 - 0.5, ScoreDelta: 1 - 0.125}},
+		Tasks:   []TaskComparison{{Task: "both", A: a.Tasks[0], B: b.Tasks[0], ResolvedDelta: 4 - 0.5, ScoreDelta: 1 - 0.125}},
 		OnlyInA: []string{"gone"}, OnlyInB: []string{"new", "zero"},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
