@@ -133,7 +133,7 @@ func Compute(trials []Trial, ks []int) Report {
 		}
 		a.maxBugs = max(a.maxBugs, o.Bugs)
 		if a.note == "" {
-			a.note = perBugProblem(t, resolved)
+			a.note = perBugProblem(t, o.Bugs, resolved)
 		}
 		for _, s := range t.Subtasks {
 			a.ids[s.ID] = true
@@ -215,9 +215,12 @@ func Compute(trials []Trial, ks []int) Report {
 
 // perBugProblem says why a trial's per-bug results cannot stand for its bugs; empty when they
 // can.
-func perBugProblem(t Trial, resolved int) string {
+func perBugProblem(t Trial, bugs, resolved int) string {
 	if t.NoSubtasks != "" {
 		return t.Source + ": " + t.NoSubtasks
+	}
+	if len(t.Subtasks) > bugs {
+		return fmt.Sprintf("%s: eval.json lists %d subtasks, reward.json's n_subtasks is %d", t.Source, len(t.Subtasks), bugs)
 	}
 	listed, seen := 0, map[string]bool{}
 	for _, s := range t.Subtasks {

@@ -135,6 +135,26 @@ func TestCompute(t *testing.T) {
 					Units: []UnitResult{{ID: "a"}}, PassAtK: []Value{{K: 1, PassAtK: p(0), Units: 1}}, Spread: Spread{Scores: []float64{2.0 / 3}, Min: 2.0 / 3, Max: 2.0 / 3}}}},
 		},
 		{
+			name:   "eval.json that lists more bugs than n_subtasks is not used",
+			trials: []Trial{func() Trial { tr := listed(bugs("a", 1, three, "b1")); tr.Rewards[reward.KeySubtasks] = 2; return tr }()},
+			ks:     []int{1},
+			want: Report{K: []int{1}, PassAtK: []Value{{K: 1, PassAtK: p(0), Units: 1}}, Spread: Spread{Scores: []float64{0.5}, Min: 0.5, Max: 0.5},
+				Tasks: []Task{{Task: "a", Unit: UnitTask, Note: "a/verifier/reward.json: eval.json lists 3 subtasks, reward.json's n_subtasks is 2", Attempts: 1,
+					Units: []UnitResult{{ID: "a"}}, PassAtK: []Value{{K: 1, PassAtK: p(0), Units: 1}}, Spread: Spread{Scores: []float64{0.5}, Min: 0.5, Max: 0.5}}}},
+		},
+		{
+			name: "a subtask listed twice is not used",
+			trials: []Trial{func() Trial {
+				tr := listed(bugs("a", 1, []string{"b1", "b2"}, "b1"))
+				tr.Subtasks[1].ID = "b1"
+				return tr
+			}()},
+			ks: []int{1},
+			want: Report{K: []int{1}, PassAtK: []Value{{K: 1, PassAtK: p(0), Units: 1}}, Spread: Spread{Scores: []float64{0.5}, Min: 0.5, Max: 0.5},
+				Tasks: []Task{{Task: "a", Unit: UnitTask, Note: `a/verifier/reward.json: eval.json lists subtask "b1" twice`, Attempts: 1,
+					Units: []UnitResult{{ID: "a"}}, PassAtK: []Value{{K: 1, PassAtK: p(0), Units: 1}}, Spread: Spread{Scores: []float64{0.5}, Min: 0.5, Max: 0.5}}}},
+		},
+		{
 			name:   "nothing counted",
 			trials: []Trial{graderFailed},
 			ks:     []int{1},

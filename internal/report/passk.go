@@ -22,8 +22,8 @@ func WritePassAtK(w io.Writer, rep passk.Report, perTask bool) error {
 			tasks++
 		}
 	}
-	fmt.Fprintf(w, "pass@k over attempts (beyond SWE-sweep's report): units are %d bugs of the tasks with per-bug results (%d) and %d tasks without, each whole\n",
-		bugs, len(rep.Tasks)-tasks, tasks)
+	fmt.Fprintf(w, "pass@k over attempts (beyond SWE-sweep's report): %s of %s with per-bug results, %s scored whole\n",
+		count(bugs, "bug"), count(len(rep.Tasks)-tasks, "task"), count(tasks, "task"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "K\tPASS@K\tUNITS\tNOT COMPUTABLE")
 	for _, v := range rep.PassAtK {
@@ -68,4 +68,12 @@ func passAt(v passk.Value) string {
 		return "-"
 	}
 	return scoring.Format(*v.PassAtK)
+}
+
+// count is n and noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
