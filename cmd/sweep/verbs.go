@@ -23,7 +23,9 @@ func newInfoCmd(kube *clioptions.Cluster) *cobra.Command {
 			"counts; a trial folder whose result.json has no reward is an evaluation failure), all\n" +
 			"together, with SWE-sweep's scoring: trials whose grader failed are dropped; per task,\n" +
 			"n_resolved is averaged over its trials with a regressed trial counted as 0; the score is\n" +
-			"the sum over tasks divided by the graded bugs.",
+			"the sum over tasks divided by the graded bugs. --pass-at adds pass@k over the attempts (per\n" +
+			"bug from each trial's eval.json, else per task) and the spread of the per-attempt score, an\n" +
+			"extension beyond SWE-sweep's report in a section and a JSON key (pass_at_k) of its own.",
 		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json\n  sweep info my-run --pass-at 1,5 --per-task",
 		Args:    cobra.MinimumNArgs(1),
 		RunE:    runOptions(o),
