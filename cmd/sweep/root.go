@@ -24,6 +24,7 @@ func newRootCmd() *cobra.Command {
 			"  sweep eval TASK fix.patch                          grade one patch on one task\n" +
 			"  sweep run -f campaign.yaml --watch                 start a campaign and follow it\n" +
 			"  sweep info NAME --per-task                         SWE-sweep's report of a campaign\n" +
+			"  sweep compare A B                                  two campaigns or job directories, task by task\n" +
 			"  sweep export NAME -o jobs/NAME                     its results in Harbor's job layout",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -37,7 +38,7 @@ func newRootCmd() *cobra.Command {
 			f.Hidden = true
 		}
 	})
-	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
+	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newCompareCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
 	root.AddCommand(newSwebenchCmd(kube))
 	return root
 }

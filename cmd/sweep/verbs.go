@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/compare"
 	"github.com/swe-sweep/sweep-operator/internal/cli/eval"
 	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
@@ -22,13 +23,34 @@ func newInfoCmd(kube *clioptions.Cluster) *cobra.Command {
 			"counts; a trial folder whose result.json has no reward is an evaluation failure), all\n" +
 			"together, with SWE-sweep's scoring: trials whose grader failed are dropped; per task,\n" +
 			"n_resolved is averaged over its trials with a regressed trial counted as 0; the score is\n" +
-			"the sum over tasks divided by the graded bugs.",
-		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json",
+			"the sum over tasks divided by the graded bugs. --pass-at adds pass@k over the attempts (per\n" +
+			"bug from each trial's eval.json, else per task) and the spread of the per-attempt score, an\n" +
+			"extension beyond SWE-sweep's report in a section and a JSON key (pass_at_k) of its own.",
+		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json\n  sweep info my-run --pass-at 1,5 --per-task",
 		Args:    cobra.MinimumNArgs(1),
 		RunE:    runOptions(o),
 	}
 	cmd.Flags().BoolVar(&o.PerTask, "per-task", false, "add one line per task: trials, bugs, resolved, counted, reward, regressed")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print SWE-sweep's JSON report (the same as -o json)")
+	cmd.Flags().IntSliceVar(&o.PassAt, "pass-at", nil, "add pass@k for these k over the attempts (comma-separated), per bug from eval.json, and the per-attempt score's spread: beyond SWE-sweep's report, in its own section and JSON key pass_at_k")
+	addOutputFlag(cmd, &o.Format)
+	return cmd
+}
+
+func newCompareCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &compare.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two campaigns or Harbor job directories task by task",
+		Long: "compare scores A and B (each a SweepRun NAME in the namespace of -n, or a job directory DIR in\n" +
+			"Harbor's layout, as `sweep info` takes them) with SWE-sweep's scoring and prints both summaries\n" +
+			"side by side with their difference (B - A), then per task graded on both sides the bugs\n" +
+			"resolved in regression-free trials (the mean over attempts) and the task's score on each side\n" +
+			"and their difference, and the tasks graded on one side only.",
+		Example: "  sweep compare nightly-1 nightly-2\n  sweep compare jobs/baseline nightly -o json",
+		Args:    cobra.ExactArgs(2),
+		RunE:    runOptions(o),
+	}
 	addOutputFlag(cmd, &o.Format)
 	return cmd
 }

@@ -24,6 +24,7 @@ func TestArgumentCounts(t *testing.T) {
 		want string
 	}{
 		{[]string{"export"}, "accepts 1 arg(s), received 0"},
+		{[]string{"compare", "run1"}, "accepts 2 arg(s), received 1"},
 		{[]string{"eval", "demo"}, "accepts 2 arg(s), received 1"},
 		{[]string{"watch", "a", "b"}, "accepts 1 arg(s), received 2"},
 		{[]string{"run", "extra"}, `unknown command "extra" for "sweep run"`},
@@ -50,6 +51,9 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 	}{
 		{"info", []string{"info", "run1", "-o", "xml"}, []string{`flag -o/--output: want table, json or yaml, got "xml"`}},
 		{"info kubeconfig", append(noCluster, "info", "run1", "--per-task"), []string{"run1 is not a directory, so it names a sweeprun", "--kubeconfig"}},
+		{"info pass-at", []string{"info", "run1", "--pass-at", "1,0"}, []string{"flag --pass-at: want attempts to draw of 1 or more, got 0"}},
+		{"compare", []string{"compare", "run1", "run2", "-o", "xml"}, []string{`got "xml"`}},
+		{"compare kubeconfig", append(noCluster, "compare", "run1", "run2"), []string{"argument A: run1 is not a directory, so it names a sweeprun", "--kubeconfig"}},
 		{"export", []string{"export", "run1"}, []string{"flag -o/--output-dir is required", "-o jobs/run1"}},
 		{"eval", []string{"eval", "demo", "fix.patch", "--attempts", "0"}, []string{"flag --attempts: want 1 to 100, got 0"}},
 		{"eval output", []string{"eval", "demo", "fix.patch", "-o", "xml"}, []string{`got "xml"`}},

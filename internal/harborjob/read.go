@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 )
@@ -50,6 +51,22 @@ const maxExact = 1 << 53
 // that names the file and the bound. Files other than reward.json (reward.txt, result.json)
 // are not results here, as they are not for SWE-sweep.
 func ReadTrials(roots []string) (trials []scoring.Trial, warnings []string, err error) {
+	results, warnings, err := ReadResults(roots)
+	for _, r := range results {
+		trials = append(trials, r.Trial)
+	}
+	return trials, warnings, err
+}
+
+// Result is one kept reward.json: its scoring input and the file, beside which the
+// verifier's other files (eval.json) lie.
+type Result struct {
+	scoring.Trial
+	File string
+}
+
+// ReadResults is ReadTrials with the file each trial was read from.
+func ReadResults(roots []string) (results []Result, warnings []string, err error) {
 	for _, root := range roots {
 		if _, err := os.Stat(root); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
@@ -75,7 +92,7 @@ func ReadTrials(roots []string) (trials []scoring.Trial, warnings []string, err 
 			t, notes := readRewardFile(root, p)
 			warnings = append(warnings, notes...)
 			if t != nil {
-				trials = append(trials, *t)
+				results = append(results, Result{Trial: *t, File: p})
 			}
 			return nil
 		})
@@ -83,7 +100,7 @@ func ReadTrials(roots []string) (trials []scoring.Trial, warnings []string, err 
 			return nil, nil, err
 		}
 	}
-	return trials, warnings, nil
+	return results, warnings, nil
 }
 
 // readRewardFile reads one reward.json; t is nil when scoring skips the file, and notes say
@@ -280,4 +297,11 @@ func elements(p string) []string {
 		}
 	}
 	return els
+}
+
+// ReadEval reads the eval.json beside a reward.json (ReadResults' File), within the bound of
+// a reward.json and never through a symbolic link, as a trial's other files are read. A
+// missing file is an error for which errors.Is(err, fs.ErrNotExist) holds.
+func ReadEval(rewardFile string) ([]byte, error) {
+	return regularfile.ReadFile(filepath.Join(filepath.Dir(rewardFile), EvalJSON), maxReadBytes)
 }

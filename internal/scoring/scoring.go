@@ -81,6 +81,16 @@ func HasScoringKeys(r reward.Result) bool {
 	return true
 }
 
+// Counted reports whether a trial counts in its task's means, as Score counts it: a measured
+// trial whose result has the four scoring keys and no grader failure. o is its outcome.
+func Counted(t Trial) (o reward.Outcome, ok bool) {
+	if !t.Measured || t.Rewards == nil || !HasScoringKeys(t.Rewards) {
+		return reward.Outcome{}, false
+	}
+	o = t.Rewards.Outcome()
+	return o, o.Measured
+}
+
 // Score computes the report with SWE-sweep's rules, in the order of trials (the order sets
 // which trial is a task's first): a result without the four scoring keys is skipped; one with
 // grader_failed ≥ 1 names its task an evaluation failure and scores nothing; every other

@@ -128,3 +128,33 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// Counted is the rule Score averages by: the trials it counts are Score's graded trials.
+func TestCounted(t *testing.T) {
+	graderFailed := sweep("a", 4, 0, 0)
+	graderFailed.Rewards[reward.KeyGraderFailed] = 1
+	unmeasured := sweep("a", 4, 4, 1)
+	unmeasured.Measured = false
+	for _, tc := range []struct {
+		name  string
+		trial Trial
+		want  bool
+	}{
+		{"scored", sweep("a", 4, 2, 1), true},
+		{"regressed still counts (as 0 resolved)", sweep("a", 4, 2, 0), true},
+		{"grader failure", graderFailed, false},
+		{"not measured in the cluster", unmeasured, false},
+		{"reward only", rewardOnly("a", 1), false},
+		{"no result", Trial{Task: "a", Measured: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, got := Counted(tc.trial)
+			if got != tc.want {
+				t.Errorf("Counted = %v, want %v", got, tc.want)
+			}
+			if graded := Score([]Trial{tc.trial}).GradedTrials == 1; graded != tc.want {
+				t.Errorf("Score grades it: %v, Counted says %v", graded, tc.want)
+			}
+		})
+	}
+}

@@ -2,11 +2,24 @@ package info_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
+	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
+	"github.com/swe-sweep/sweep-operator/internal/passk"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -35,4 +48,59 @@ func TestInfoCluster(t *testing.T) {
 	sweeptest.ErrorContains(t, err, `sweeprun "no-such-run" not found in namespace "`+ns+`"`, "kubectl get sweepruns -n "+ns, "not a directory")
 	_, _, err = clitest.Execute(ctx, &info.Options{Cluster: clitest.Cluster("/nonexistent/kubeconfig", ""), Format: clioptions.OutputTable}, "run1")
 	sweeptest.ErrorContains(t, err, "run1 is not a directory, so it names a sweeprun", "--kubeconfig")
+}
+
+// evalJSON is SWE-sweep's eval.json listing bugs b1..bN, those in resolved resolved.
+func evalJSON(n int, resolved ...int) string {
+	var subtasks []string
+	for i := 1; i <= n; i++ {
+		subtasks = append(subtasks, fmt.Sprintf(`{"subtask_id": "b%d", "resolved": %t}`, i, slices.Contains(resolved, i)))
+	}
+	return `{"oracle": false, "subtasks": [` + strings.Join(subtasks, ", ") + `]}`
+}
+
+// pass@k in the cluster reads each counted trial's eval.json from its results Secret, and
+// gives what `sweep info DIR --pass-at` gives on the campaign's export.
+func TestInfoClusterPassAt(t *testing.T) {
+	srv := clitest.APIServer(t)
+	ns := srv.Namespace(t)
+	ctx := context.Background()
+	run := clitest.MakeRun(ns, "run1").Tasks("arrow", "agda").Create(t, srv.Client)
+	succeeded := func(task string, attempt int32, rewards map[string]string) *clitest.TrialWrapper {
+		return clitest.MakeTrial(run, task, attempt).Phase(evalv1.TrialSucceeded).Rewards(rewards)
+	}
+	succeeded("arrow", 1, clitest.SweepRewards(3, 1, true)).FinishWithEval(t, srv.Client, evalJSON(3, 1))
+	succeeded("arrow", 2, clitest.SweepRewards(3, 2, true)).FinishWithEval(t, srv.Client, evalJSON(3, 1, 2))
+	succeeded("arrow", 3, clitest.SweepRewards(3, 3, false)).FinishWithEval(t, srv.Client, evalJSON(3, 1, 2, 3))
+	// No results Secret: agda is scored per task.
+	succeeded("agda", 1, clitest.SweepRewards(2, 2, true)).Create(t, srv.Client)
+
+	out, stderr, err := clitest.Execute(ctx, &info.Options{Cluster: srv.Cluster(ns), PerTask: true, PassAt: []int{1, 2}, Format: clioptions.OutputTable}, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.Golden(t, "info-cluster-pass-at.txt", out)
+	if want := "pass@k: task agda is scored per task, not per bug: tasktrial " + campaign.TrialName("run1", "agda", 1) + ": no eval.json\n"; stderr != want {
+		t.Errorf("stderr = %q, want %q", stderr, want)
+	}
+
+	jobs := filepath.Join(t.TempDir(), "jobs")
+	clitest.Must(t, clioptions.Execute(ctx, &export.Options{Cluster: srv.Cluster(ns), Dir: jobs}, clioptions.IOStreams{Out: io.Discard, ErrOut: io.Discard}, []string{"run1"}))
+	passAt := func(o *info.Options, arg string) passk.Report {
+		t.Helper()
+		out, _, err := clitest.Execute(ctx, o, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			PassAtK passk.Report `json:"pass_at_k"`
+		}
+		clitest.Must(t, json.Unmarshal([]byte(out), &doc))
+		return doc.PassAtK
+	}
+	fromCluster := passAt(&info.Options{Cluster: srv.Cluster(ns), PassAt: []int{1, 2}, Format: clioptions.OutputJSON}, "run1")
+	fromExport := passAt(&info.Options{PassAt: []int{1, 2}, Format: clioptions.OutputJSON}, jobs)
+	if diff := cmp.Diff(fromCluster, fromExport, cmpopts.IgnoreFields(passk.Task{}, "Note")); diff != "" {
+		t.Errorf("cluster and export differ (-cluster +export):\n%s", diff)
+	}
 }

@@ -1,18 +1,26 @@
 // Package info is `sweep info`: SWE-sweep's report of campaigns in the cluster or of Harbor job
-// directories.
+// directories, and, when asked, pass@k over their attempts.
 package info
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
+	"github.com/swe-sweep/sweep-operator/internal/passk"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
@@ -24,6 +32,8 @@ type Options struct {
 	// JSON is --json, the same as Format "json".
 	JSON   bool
 	Format string
+	// PassAt are the k of --pass-at; none leaves the report SWE-sweep's alone.
+	PassAt []int
 
 	Cluster *clioptions.Cluster
 	// Sources are SweepRun names and Harbor job directories.
@@ -40,44 +50,96 @@ func (o *Options) Complete(streams clioptions.IOStreams, args []string) error {
 }
 
 func (o *Options) Validate() error {
+	for _, k := range o.PassAt {
+		if k < 1 {
+			return fmt.Errorf("flag --pass-at: want attempts to draw of 1 or more, got %d: for example --pass-at 1,5", k)
+		}
+	}
 	return clioptions.CheckOutput(o.Format)
 }
 
+// passAtDocument is the JSON report with pass@k: SWE-sweep's keys, and pass_at_k beside them.
+type passAtDocument struct {
+	report.Document
+	PassAtK passk.Report `json:"pass_at_k"`
+}
+
 func (o *Options) Run(ctx context.Context) error {
-	trials, err := o.collectTrials(ctx)
+	trials, err := CollectTrials(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
 	if err != nil {
 		return err
 	}
-	rep := scoring.Score(trials)
+	rep := scoring.Score(ScoringTrials(trials))
 	for _, t := range rep.Tasks {
 		if t.SubtasksVary {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
 		}
 	}
-	return clioptions.Write(o.Out, o.Format, report.NewDocument(rep), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
+	if len(o.PassAt) == 0 {
+		return clioptions.Write(o.Out, o.Format, report.NewDocument(rep), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
+	}
+	pk := passk.Compute(trials, o.PassAt)
+	for _, t := range pk.Tasks {
+		if t.Note != "" {
+			fmt.Fprintf(o.ErrOut, "pass@k: task %s is scored per task, not per bug: %s\n", t.Task, t.Note)
+		}
+	}
+	doc := passAtDocument{Document: report.NewDocument(rep), PassAtK: pk}
+	return clioptions.Write(o.Out, o.Format, doc, func(w io.Writer) error {
+		if err := report.WriteText(w, rep, o.PerTask); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return report.WritePassAtK(w, pk, o.PerTask)
+	})
 }
 
-// collectTrials reads the scoring input of each source: a directory is a Harbor job tree,
-// anything else a SweepRun name. Unfinished trials are left out, with a note on ErrOut; so
+// ScoringTrials are the scoring inputs of trials.
+func ScoringTrials(trials []passk.Trial) []scoring.Trial {
+	out := make([]scoring.Trial, len(trials))
+	for i, t := range trials {
+		out[i] = t.Trial
+	}
+	return out
+}
+
+// CollectTrials reads the scoring input of each source: a directory is a Harbor job tree,
+// anything else a SweepRun name. Unfinished trials are left out, with a note on errOut; so
 // are the files a job tree's scoring skips. Job trees without a single reward.json are an
-// error, as they are for SWE-sweep.
-func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
-	var trials []scoring.Trial
+// error, as they are for SWE-sweep. With perBug, each counted trial also gets what its
+// eval.json says of each bug (beside its reward.json, or in its results Secret).
+func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, error) {
+	var trials []passk.Trial
 	var dirs []string
-	for _, arg := range o.Sources {
-		if st, err := os.Stat(arg); err == nil && st.IsDir() {
-			read, warnings, err := harborjob.ReadTrials([]string{arg})
+	for _, arg := range sources {
+		st, statErr := os.Stat(arg)
+		switch {
+		case statErr == nil && !st.IsDir():
+			return nil, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
+		case statErr != nil && strings.ContainsRune(arg, '/'):
+			// A SweepRun's name has no slash: this was meant as a directory.
+			return nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
+		}
+		if statErr == nil {
+			read, warnings, err := harborjob.ReadResults([]string{arg})
 			if err != nil {
 				return nil, err
 			}
 			for _, w := range warnings {
-				fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+				fmt.Fprintf(errOut, "warning: %s\n", w)
 			}
-			trials = append(trials, read...)
+			for _, r := range read {
+				t := passk.Trial{Trial: r.Trial, Source: r.File}
+				if _, counted := scoring.Counted(r.Trial); perBug && counted {
+					data, err := harborjob.ReadEval(r.File)
+					t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
+				}
+				trials = append(trials, t)
+			}
 			dirs = append(dirs, arg)
 			continue
 		}
-		cl, ns, err := o.Cluster.Client()
+		cl, ns, err := cluster.Client()
 		if err != nil {
 			return nil, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
 		}
@@ -95,14 +157,47 @@ func (o *Options) collectTrials(ctx context.Context) ([]scoring.Trial, error) {
 				unfinished++
 				continue
 			}
-			trials = append(trials, campaign.ScoringTrial(&items[i]))
+			t := passk.Trial{Trial: campaign.ScoringTrial(&items[i]), Source: "tasktrial " + items[i].Name}
+			if _, counted := scoring.Counted(t.Trial); perBug && counted {
+				data, err := clusterEval(ctx, cl, &items[i])
+				t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
+			}
+			trials = append(trials, t)
 		}
 		if unfinished > 0 {
-			fmt.Fprintf(o.ErrOut, "sweeprun %s: %d trials not finished yet are not in the report\n", arg, unfinished)
+			fmt.Fprintf(errOut, "sweeprun %s: %d trials not finished yet are not in the report\n", arg, unfinished)
 		}
 	}
-	if len(dirs) == len(o.Sources) && len(trials) == 0 {
+	if len(dirs) == len(sources) && len(trials) == 0 {
 		return nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
 	}
 	return trials, nil
+}
+
+// clusterEval is the eval.json a trial's verifier left in its results Secret.
+func clusterEval(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) ([]byte, error) {
+	results, err := campaigns.OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
+	if err != nil {
+		return nil, err
+	}
+	data, ok := results[podcontract.RecordEval]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return data, nil
+}
+
+// subtasksOf is what an eval.json says of each bug, or why it says nothing.
+func subtasksOf(data []byte, readErr error) ([]passk.Subtask, string) {
+	switch {
+	case errors.Is(readErr, fs.ErrNotExist):
+		return nil, "no " + harborjob.EvalJSON
+	case readErr != nil:
+		return nil, fmt.Sprintf("cannot read %s: %v", harborjob.EvalJSON, readErr)
+	}
+	subtasks, err := passk.ParseEval(data)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return subtasks, ""
 }
