@@ -19,7 +19,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/passk"
-	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
@@ -174,13 +173,13 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 	return trials, nil
 }
 
-// clusterEval is the eval.json a trial's verifier left in its results Secret.
+// clusterEval is the eval.json a trial's verifier left in its results Secrets.
 func clusterEval(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) ([]byte, error) {
-	results, err := campaigns.OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
+	files, _, err := campaigns.VerifierFiles(ctx, cl, tr)
 	if err != nil {
 		return nil, err
 	}
-	data, ok := results[podcontract.RecordEval]
+	data, ok := files[podcontract.RecordEval]
 	if !ok {
 		return nil, fs.ErrNotExist
 	}
