@@ -1,8 +1,6 @@
 package passk
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -306,35 +304,4 @@ func spreadOf(scores []float64) Spread {
 	}
 	s.StdDev = math.Sqrt(variance / float64(len(scores)))
 	return s
-}
-
-// evalSubtasks are the fields of SWE-sweep's eval.json pass@k reads (internal/grading/swesweep
-// writes them, SweepEval); the rest of the file is not read, so that a grader's other fields
-// never cost a trial its per-bug results.
-type evalSubtasks struct {
-	Subtasks *[]struct {
-		ID       *string `json:"subtask_id"`
-		Resolved *bool   `json:"resolved"`
-	} `json:"subtasks"`
-}
-
-// ParseEval reads the bugs SWE-sweep's eval.json lists under `subtasks`; the error says why
-// it lists none to read (not JSON, no `subtasks`, an entry without a string subtask_id or a
-// boolean resolved).
-func ParseEval(data []byte) ([]Subtask, error) {
-	var ev evalSubtasks
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return nil, fmt.Errorf("eval.json is not SWE-sweep's (%v)", err)
-	}
-	if ev.Subtasks == nil {
-		return nil, errors.New("eval.json has no subtasks list (not a SWE-sweep grader's)")
-	}
-	out := make([]Subtask, 0, len(*ev.Subtasks))
-	for i, s := range *ev.Subtasks {
-		if s.ID == nil || s.Resolved == nil {
-			return nil, fmt.Errorf("eval.json subtasks[%d] lacks a string subtask_id or a boolean resolved", i)
-		}
-		out = append(out, Subtask{ID: *s.ID, Resolved: *s.Resolved})
-	}
-	return out, nil
 }

@@ -1,8 +1,9 @@
-// Package sweepbundle reads SWE-sweep's own grading bundle, a task's tests/swesweep_eval.json,
-// as far as a bug subset needs it: the ids of its subtasks, and the bundle cut down to some of
-// them. SWE-sweep's harness (`sweep eval --bugs`) grades a subset this way, by rewriting that
-// file's subtasks list before the task's tests/test.sh runs; the catalogue records the ids on
-// the task's ConfigMap and the verifier stage does the rewrite.
+// Package sweepbundle reads SWE-sweep's own files. Its grading bundle, a task's
+// tests/swesweep_eval.json, as far as a bug subset needs it: the ids of its subtasks, and the
+// bundle cut down to some of them. SWE-sweep's harness (`sweep eval --bugs`) grades a subset
+// this way, by rewriting that file's subtasks list before the task's tests/test.sh runs; the
+// catalogue records the ids on the task's ConfigMap and the verifier stage does the rewrite.
+// And its grader's eval.json, as far as per-bug results need it (ReadOutcome).
 package sweepbundle
 
 import (

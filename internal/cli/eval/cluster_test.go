@@ -104,7 +104,7 @@ func TestEvalMalformedEval(t *testing.T) {
 	clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(3, 1, false)).FinishWithEval(t, cl, swesweepEval(t))
 	bad := clitest.MakeTrial(run, "demo", 2).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 2, true)).FinishWithEval(t, cl, `{"subtasks": [{"subtask_id": "b1"`)
 	err := clitest.Wait(t, "eval after its trials finished", done)
-	sweeptest.ErrorContains(t, err, "trial "+bad.Name+": secret "+ns+"/"+podbuild.ResultsSecretName(bad.Name)+" key eval.json is not SWE-sweep's eval.json (unexpected end of JSON input), so its bugs are not shown",
+	sweeptest.ErrorContains(t, err, "trial "+bad.Name+": secret "+ns+"/"+podbuild.ResultsSecretName(bad.Name)+" key eval.json: eval.json is not SWE-sweep's (unexpected end of JSON input), so its bugs are not shown",
 		"kubectl get secret "+podbuild.ResultsSecretName(bad.Name)+" -n "+ns)
 	for _, row := range []string{"demo-3f9a01c2e4b7  1        resolved", "demo-b7c2d4e6f809  1        partial", "2        Succeeded  1.0000  2/2", "score:"} {
 		if !strings.Contains(stdout.String(), row) {

@@ -3,7 +3,6 @@ package eval
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,12 +23,12 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/catalogue"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
-	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -283,28 +282,25 @@ func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (T
 	}
 	if out.Bugs, out.Regressions, err = BugRows(raw); err != nil {
 		secret := podbuild.ResultsSecretName(tr.Name)
-		out.EvalError = fmt.Sprintf("trial %s: secret %s/%s key %s is not SWE-sweep's eval.json (%v), so its bugs are not shown: the verifier wrote something else; "+
+		out.EvalError = fmt.Sprintf("trial %s: secret %s/%s key %s: %v, so its bugs are not shown: the verifier wrote something else; "+
 			"read it with `kubectl get secret %s -n %s -o jsonpath='{.data.eval\\.json}' | base64 -d`", tr.Name, tr.Namespace, secret, podcontract.RecordEval, err, secret, tr.Namespace)
 	}
 	return out, nil
 }
 
-// BugRows are the bugs and regressions of an eval.json in SWE-sweep's schema: its subtasks
-// list (subtask_id, resolved, partial) and its regressions, which SWE-sweep's own grader (a
-// task's tests/test.sh) and the built-in bundle grader both write.
+// BugRows are the bugs and regressions of an eval.json in SWE-sweep's schema
+// (sweepbundle.ReadOutcome), which SWE-sweep's own grader (a task's tests/test.sh) and the
+// built-in bundle grader both write.
 func BugRows(evalJSON []byte) ([]BugOutput, []string, error) {
-	var ev swesweep.Eval
-	if err := json.Unmarshal(evalJSON, &ev); err != nil {
+	outcome, err := sweepbundle.ReadOutcome(evalJSON)
+	if err != nil {
 		return nil, nil, err
 	}
 	var bugs []BugOutput
-	for i, b := range ev.Subtasks {
-		if b.SubtaskID == "" {
-			return nil, nil, fmt.Errorf("subtasks[%d] has no subtask_id", i)
-		}
-		bugs = append(bugs, BugOutput{ID: b.SubtaskID, Resolved: b.Resolved, Partial: b.Partial})
+	for _, b := range outcome.Subtasks {
+		bugs = append(bugs, BugOutput{ID: b.ID, Resolved: b.Resolved, Partial: b.Partial})
 	}
-	return bugs, ev.Regressions, nil
+	return bugs, outcome.Regressions, nil
 }
 
 // BugVerdict is a bug's outcome in a word.

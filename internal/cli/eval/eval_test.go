@@ -91,7 +91,7 @@ func TestBugRows(t *testing.T) {
 	for evalJSON, want := range map[string]string{
 		`{`:                                   "unexpected end of JSON input",
 		`{"subtasks": {"subtask_id": "b1"}}`:  "cannot unmarshal object",
-		`{"subtasks": [{"resolved": true}]}`:  "subtasks[0] has no subtask_id",
+		`{"subtasks": [{"resolved": true}]}`:  "subtasks[0] lacks a string subtask_id",
 		`{"subtasks": [{"subtask_id": 1}]}`:   "cannot unmarshal number",
 		`{"regressions": "tests::test_a"}`:    "cannot unmarshal string",
 		`{"subtasks": [{"resolved": "yes"}]}`: "cannot unmarshal string",

@@ -23,6 +23,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 )
 
 // Options of `sweep info NAME|DIR...`.
@@ -194,9 +195,13 @@ func subtasksOf(data []byte, readErr error) ([]passk.Subtask, string) {
 	case readErr != nil:
 		return nil, fmt.Sprintf("cannot read %s: %v", harborjob.EvalJSON, readErr)
 	}
-	subtasks, err := passk.ParseEval(data)
+	outcome, err := sweepbundle.ReadOutcome(data)
 	if err != nil {
 		return nil, err.Error()
+	}
+	subtasks := make([]passk.Subtask, len(outcome.Subtasks))
+	for i, s := range outcome.Subtasks {
+		subtasks[i] = passk.Subtask{ID: s.ID, Resolved: s.Resolved}
 	}
 	return subtasks, ""
 }

@@ -19,7 +19,7 @@ func TestCheckRows(t *testing.T) {
 		"reward": {Name: "o-reward", Phase: ok, Rewards: map[string]string{"reward": "1.0000"}},
 		"weak":   {Name: "o-weak", Phase: ok, Rewards: map[string]string{"reward": "0.5000"}},
 		"lost":   {Name: "o-lost", Phase: string(evalv1.TrialError), Reason: "ImagePullFailed"},
-		"unread": {Name: "o-unread", Phase: ok, EvalError: "trial o-unread: secret ns/o-unread-results key eval.json is not SWE-sweep's eval.json"},
+		"unread": {Name: "o-unread", Phase: ok, EvalError: "trial o-unread: secret ns/o-unread-results key eval.json: eval.json is not SWE-sweep's"},
 	}
 	nop := map[string]eval.TrialOutput{
 		"bugs":   {Name: "n-bugs", Phase: ok, Bugs: []eval.BugOutput{bug("b1", false), bug("b2", true), bug("b3", false)}},
@@ -36,7 +36,7 @@ func TestCheckRows(t *testing.T) {
 		{Task: "reward", Bug: "-", Oracle: "reward 1.0000", Nop: "reward 1.0000", Verdict: "nop scores 1: the tests pass without any change"},
 		{Task: "weak", Bug: "-", Oracle: "reward 0.5000", Nop: "reward 0.0000", Verdict: "the oracle does not score 1: its solution is wrong or the tests are"},
 		{Task: "lost", Bug: "-", Oracle: "Error", Nop: "-", Verdict: "oracle trial o-lost ended Error (ImagePullFailed); nop trial missing"},
-		{Task: "unread", Bug: "-", Oracle: ok, Nop: ok, Verdict: "trial o-unread: secret ns/o-unread-results key eval.json is not SWE-sweep's eval.json"},
+		{Task: "unread", Bug: "-", Oracle: ok, Nop: ok, Verdict: "trial o-unread: secret ns/o-unread-results key eval.json: eval.json is not SWE-sweep's"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("checkRows (-want +got):\n%s", diff)

@@ -99,7 +99,7 @@ func TestTasksCheckMalformedEval(t *testing.T) {
 		clitest.MakeTrial(run, "hello", 1).Phase(evalv1.TrialSucceeded).Rewards(map[string]string{"reward": map[string]string{"oracle": "1.0000", "nop": "0.0000"}[run.Spec.Agent.Kind()]}).Create(t, cl)
 	}
 	err := clitest.Wait(t, "tasks check after both runs finished", done)
-	want := "trial " + broken + ": secret " + ns + "/" + podbuild.ResultsSecretName(broken) + " key eval.json is not SWE-sweep's eval.json"
+	want := "trial " + broken + ": secret " + ns + "/" + podbuild.ResultsSecretName(broken) + " key eval.json: eval.json is not SWE-sweep's"
 	sweeptest.ErrorContains(t, err, "1 of 2 bugs failed the check", want)
 	for _, row := range []string{"demo   -    Succeeded      Succeeded      " + want, "hello  -    reward 1.0000  reward 0.0000  ok"} {
 		if !strings.Contains(stdout.String(), row) {
