@@ -49,9 +49,7 @@ func Next(v Verdict, used Used, policy evalv1.RetryPolicy) Decision {
 			d.Message = fmt.Sprintf("%s (infrastructure retries exhausted: %d)", v.Message, policy.InfrastructureRetries)
 		}
 	case ClassVerifier:
-		// A result out of bounds is what this grader wrote over this patch: grading it again
-		// runs the same code, and the first run's results are already kept.
-		if policy.RetryVerifierFailures && v.Reason != reasons.RewardOutOfBounds && used.Verifier < policy.InfrastructureRetries {
+		if policy.RetryVerifierFailures && !deterministicVerifierFailure(v.Reason) && used.Verifier < policy.InfrastructureRetries {
 			d.Step, d.Backoff = StepRetry, backoff(policy.BackoffSeconds, used.Verifier)
 			d.Message = fmt.Sprintf("%s (retry %d of %d)", v.Message, used.Verifier+1, policy.InfrastructureRetries)
 		} else {
@@ -61,6 +59,17 @@ func Next(v Verdict, used Used, policy evalv1.RetryPolicy) Decision {
 		d.Step, d.Phase = StepFinish, evalv1.TrialError
 	}
 	return d
+}
+
+// deterministicVerifierFailure says that grading again would end the same way: a result out
+// of bounds is what this grader wrote over this patch (and the first run's results are kept);
+// a bug subset the verifier image's bundle cannot take is a fact of that image.
+func deterministicVerifierFailure(reason string) bool {
+	switch reason {
+	case reasons.RewardOutOfBounds, reasons.UnknownBugs, reasons.BugSubsetUnsupported:
+		return true
+	}
+	return false
 }
 
 // backoff doubles from base for each retry already spent, capped at an hour.
