@@ -147,6 +147,7 @@ type SweepRunStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sweep;sr,categories=sweep
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Score",type=string,JSONPath=`.status.score`
 // +kubebuilder:printcolumn:name="Resolved",type=string,JSONPath=`.status.bugsResolved`
