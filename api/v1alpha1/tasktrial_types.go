@@ -205,7 +205,10 @@ type TaskTrial struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   TaskTrialSpec   `json:"spec"`
+	Spec TaskTrialSpec `json:"spec"`
+	// Status is the trial's observed state. Its default makes a trial the controller has not
+	// yet seen read as unobserved (observedGeneration 0), which kstatus takes as InProgress.
+	// +kubebuilder:default={observedGeneration: 0}
 	Status TaskTrialStatus `json:"status,omitempty"`
 }
 

@@ -163,3 +163,16 @@ var _ = Describe("Conditions and Events", func() {
 		Expect(getRun(ns, "infra")().Status.Score).To(Equal("1.0000"))
 	})
 })
+
+var _ = Describe("A SweepRun no controller has seen", func() {
+	It("reads as unobserved, so that kstatus waits instead of calling it Current", func() {
+		ns := newNamespace()
+		makeTask(ns, "calc", 1).create()
+		makeRun(ns, "unseen").create()
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(evalv1.GroupVersion.WithKind("SweepRun"))
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "unseen"}, u)).To(Succeed())
+		Expect(u.Object["status"]).To(Equal(map[string]any{"observedGeneration": int64(0)}))
+		Expect(kstatusOf(u)).To(Equal(status.InProgressStatus))
+	})
+})
