@@ -22,6 +22,7 @@ import (
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns/finalizers;tasktrials/finalizers,verbs=update
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 func hasLabel(key string) labels.Selector {
 	req, err := labels.NewRequirement(key, selection.Exists, nil)
@@ -102,8 +103,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		HookImage:               opts.HookImage,
 		StartTimeout:            opts.StartTimeout,
 		MaxConcurrentReconciles: opts.TrialConcurrency,
+		Events:                  mgr.GetEventRecorder(EventSource),
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return (&SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: opts.SweepRunConcurrency}).SetupWithManager(mgr)
+	return (&SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: opts.SweepRunConcurrency,
+		Events: mgr.GetEventRecorder(EventSource)}).SetupWithManager(mgr)
 }

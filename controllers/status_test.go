@@ -7,17 +7,23 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
+// TestWriteStatus: the status is written once when changed, and its Events are recorded only
+// once that write succeeded.
 func TestWriteStatus(t *testing.T) {
 	reconcileErr := errors.New("reconcile failed")
 	conflict := apierrors.NewConflict(schema.GroupResource{Group: "eval.sweep.dev", Resource: "tasktrials"}, "t", errors.New("stale"))
@@ -29,10 +35,12 @@ func TestWriteStatus(t *testing.T) {
 		wantResult ctrl.Result
 		wantErr    error
 		wantWrites int
+		wantEvents []string
 	}{
 		"unchanged is not written": {result: ctrl.Result{RequeueAfter: time.Minute}, wantResult: ctrl.Result{RequeueAfter: time.Minute}},
 		"changed is written once": {changed: true, result: ctrl.Result{RequeueAfter: time.Minute}, err: reconcileErr,
-			wantResult: ctrl.Result{RequeueAfter: time.Minute}, wantErr: reconcileErr, wantWrites: 1},
+			wantResult: ctrl.Result{RequeueAfter: time.Minute}, wantErr: reconcileErr, wantWrites: 1,
+			wantEvents: []string{"Normal TrialRunning phase Pending", "Warning PodEvicted 100% evicted"}},
 		"conflict rechecks soon": {changed: true, updateErr: conflict, err: reconcileErr,
 			wantResult: ctrl.Result{RequeueAfter: conflictRecheck}, wantWrites: 1},
 		"other write errors are returned": {changed: true, updateErr: reconcileErr, result: ctrl.Result{RequeueAfter: time.Minute},
@@ -51,7 +59,18 @@ func TestWriteStatus(t *testing.T) {
 					return c.SubResource(sub).Update(ctx, obj, opts...)
 				}}).Build()
 			trial.Status.Phase = evalv1.TrialPending
-			result, err := writeStatus(context.Background(), c, trial, tc.changed, tc.result, tc.err)
+			rec := events.NewFakeRecorder(10)
+			evs := []statusevents.Event{{Type: corev1.EventTypeNormal, Reason: reasons.TrialRunning, Note: "phase Pending"},
+				{Type: corev1.EventTypeWarning, Reason: reasons.PodEvicted, Note: "100% evicted"}}
+			result, err := writeStatus(context.Background(), c, rec, trial, tc.changed, evs, tc.result, tc.err)
+			close(rec.Events)
+			var recorded []string
+			for e := range rec.Events {
+				recorded = append(recorded, e)
+			}
+			if diff := cmp.Diff(tc.wantEvents, recorded); diff != "" {
+				t.Errorf("events, recorded only after a successful write (-want +got):\n%s", diff)
+			}
 			if diff := cmp.Diff(tc.wantResult, result); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}

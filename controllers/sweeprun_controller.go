@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -20,6 +21,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
 // SweepRunReconciler fans a campaign out into trials and aggregates them. Its decisions are
@@ -27,6 +29,8 @@ import (
 type SweepRunReconciler struct {
 	client.Client
 	MaxConcurrentReconciles int
+	// Events records the campaign's Events (statusevents.ForSweepRun); nil records none.
+	Events events.EventRecorder
 
 	created campaign.CreatedTrials
 }
@@ -51,7 +55,8 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	before := run.Status.DeepCopy()
 	result, err := r.reconcile(ctx, run)
 	run.Status.ObservedGeneration = run.Generation
-	return writeStatus(ctx, r.Client, run, !equality.Semantic.DeepEqual(before, &run.Status), result, err)
+	return writeStatus(ctx, r.Client, r.Events, run, !equality.Semantic.DeepEqual(before, &run.Status),
+		statusevents.ForSweepRun(before, &run.Status), result, err)
 }
 
 func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun) (ctrl.Result, error) {
@@ -61,6 +66,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		st.StartTime = &metav1.Time{Time: now}
 	}
 	if st.CompletionTime != nil {
+		campaign.SetStanding(run, nil)
 		return r.applyTTL(ctx, run, now)
 	}
 	tasks, missing, err := r.selectTasks(ctx, run)
@@ -95,6 +101,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		}
 	}
 	decision.Apply(st, now)
+	campaign.SetStanding(run, campaign.FindInfrastructureStall(trials))
 	switch {
 	case decision.WaitForTasks:
 		return ctrl.Result{RequeueAfter: campaign.TaskRecheck}, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -17,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/readiness"
+	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
 // LogReader streams a container's log; the real one reads pods/log.
@@ -42,6 +45,8 @@ type TaskTrialReconciler struct {
 	StartTimeout time.Duration
 	// MaxConcurrentReconciles is the controller's concurrency.
 	MaxConcurrentReconciles int
+	// Events records the trial's Events (statusevents.ForTrial); nil records none.
+	Events events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete
@@ -65,7 +70,9 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	s := &trialScope{r: r, trial: trial, now: time.Now()}
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
-	return writeStatus(ctx, r.Client, trial, !equality.Semantic.DeepEqual(before, &trial.Status), result, err)
+	readiness.Set(&trial.Status.Conditions, trial.Generation, readiness.Trial(&trial.Status))
+	return writeStatus(ctx, r.Client, r.Events, trial, !equality.Semantic.DeepEqual(before, &trial.Status),
+		statusevents.ForTrial(before, &trial.Status), result, err)
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded harvest is

@@ -147,6 +147,7 @@ type SweepRunStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sweep;sr,categories=sweep
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Score",type=string,JSONPath=`.status.score`
 // +kubebuilder:printcolumn:name="Resolved",type=string,JSONPath=`.status.bugsResolved`
@@ -157,7 +158,11 @@ type SweepRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   SweepRunSpec   `json:"spec"`
+	Spec SweepRunSpec `json:"spec"`
+	// Status holds counters and aggregates only: never one entry per trial. Its default makes
+	// a SweepRun the controller has not yet seen read as unobserved (observedGeneration 0),
+	// which kstatus takes as InProgress rather than Current.
+	// +kubebuilder:default={observedGeneration: 0}
 	Status SweepRunStatus `json:"status,omitempty"`
 }
 

@@ -196,6 +196,7 @@ type TaskTrialStatus struct {
 // +kubebuilder:printcolumn:name="Score",type=string,JSONPath=`.status.score`
 // +kubebuilder:printcolumn:name="Bugs",type=integer,JSONPath=`.status.bugsResolved`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,priority=1
 // +kubebuilder:printcolumn:name="Attempt",type=integer,JSONPath=`.spec.attempt`,priority=1
 // +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.bugsTotal`,priority=1
 // +kubebuilder:printcolumn:name="Patch",type=integer,JSONPath=`.status.patch.bytes`,priority=1
@@ -204,7 +205,10 @@ type TaskTrial struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   TaskTrialSpec   `json:"spec"`
+	Spec TaskTrialSpec `json:"spec"`
+	// Status is the trial's observed state. Its default makes a trial the controller has not
+	// yet seen read as unobserved (observedGeneration 0), which kstatus takes as InProgress.
+	// +kubebuilder:default={observedGeneration: 0}
 	Status TaskTrialStatus `json:"status,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/readiness"
 )
 
 // TaskRecheck is how often a campaign waiting for its task ConfigMaps looks again; applying
@@ -90,4 +91,44 @@ func (d Decision) Apply(st *evalv1.SweepRunStatus, now time.Time) {
 	if d.Complete {
 		st.CompletionTime = &metav1.Time{Time: now}
 	}
+}
+
+// Standing is the campaign's Ready, Reconciling and Stalled verdict, read from its phase and
+// conditions once the decision is applied (so that a campaign completed by an older operator
+// gets them too), and stall, its infrastructure stall if it has one. Ready: every trial ended
+// (Error trials included) and the score is final. Stalled: its tasks are missing, its bug
+// subsets were refused, no trial was measured, or the trials keep failing on infrastructure.
+// Suspended: Ready false with reason Suspended, Reconciling while started trials finish.
+// Otherwise it is Reconciling while trials run.
+func Standing(run *evalv1.SweepRun, stall *InfrastructureStall) readiness.Verdict {
+	st := &run.Status
+	from := func(standing readiness.Standing, typ, fallback string) readiness.Verdict {
+		v := readiness.Verdict{Standing: standing, Reason: fallback}
+		if c := meta.FindStatusCondition(st.Conditions, typ); c != nil && c.Reason != "" {
+			v.Reason, v.Message = c.Reason, c.Message
+		}
+		return v
+	}
+	switch st.Phase {
+	case evalv1.SweepRunSucceeded:
+		return from(readiness.Ready, evalv1.SweepRunComplete, reasons.AllTrialsFinished)
+	case evalv1.SweepRunFailedPh:
+		return from(readiness.Stalled, evalv1.SweepRunFailed, reasons.NothingMeasured)
+	case evalv1.SweepRunPending:
+		return from(readiness.Stalled, evalv1.SweepRunProgressing, reasons.TasksNotFound)
+	case evalv1.SweepRunSuspend:
+		if Unfinished(st.Trials) > 0 {
+			return from(readiness.Reconciling, evalv1.SweepRunSuspended, reasons.Suspended)
+		}
+		return from(readiness.Waiting, evalv1.SweepRunSuspended, reasons.Suspended)
+	}
+	if stall != nil {
+		return readiness.Verdict{Standing: readiness.Stalled, Reason: reasons.InfrastructureFailing, Message: stall.Message()}
+	}
+	return from(readiness.Reconciling, evalv1.SweepRunProgressing, reasons.TrialsRunning)
+}
+
+// SetStanding writes the campaign's Standing into its conditions.
+func SetStanding(run *evalv1.SweepRun, stall *InfrastructureStall) {
+	readiness.Set(&run.Status.Conditions, run.Generation, Standing(run, stall))
 }

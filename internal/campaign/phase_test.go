@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/readiness"
 )
 
 func condition(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
@@ -93,5 +95,70 @@ func TestDecisionApply(t *testing.T) {
 				t.Errorf("Apply (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestStanding(t *testing.T) {
+	cond := func(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
+	}
+	running := evalv1.TrialCounts{Total: 4, Created: 3, Running: 1, Verifying: 1, Succeeded: 1}
+	idle := evalv1.TrialCounts{Total: 4, Created: 2, Succeeded: 2}
+	progressing := cond(evalv1.SweepRunProgressing, metav1.ConditionTrue, reasons.TrialsRunning, "1/4 trials finished, 2 running")
+	suspended := cond(evalv1.SweepRunSuspended, metav1.ConditionTrue, reasons.Suspended, "spec.suspend is true")
+	stall := &InfrastructureStall{Trials: []string{"r-a-1", "r-b-1", "r-c-1"}, Reasons: []string{reasons.PodEvicted, reasons.ImagePullFailed, reasons.PodEvicted}}
+	cases := map[string]struct {
+		status evalv1.SweepRunStatus
+		stall  *InfrastructureStall
+		want   readiness.Verdict
+	}{
+		"running": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunRunning, Trials: running, Conditions: []metav1.Condition{progressing}},
+			want: readiness.Verdict{Standing: readiness.Reconciling, Reason: reasons.TrialsRunning, Message: "1/4 trials finished, 2 running"}},
+		"running, trials failing on infrastructure": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunRunning, Trials: running, Conditions: []metav1.Condition{progressing}},
+			stall: stall, want: readiness.Verdict{Standing: readiness.Stalled, Reason: reasons.InfrastructureFailing, Message: stall.Message()}},
+		"succeeded": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunSucceeded, Conditions: []metav1.Condition{
+			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.AllTrialsFinished, "4/4 trials finished"),
+			cond(evalv1.SweepRunComplete, metav1.ConditionTrue, reasons.AllTrialsFinished, "score 0.5000 over 6 bugs (1 evaluation failures)")}},
+			stall: stall, want: readiness.Verdict{Standing: readiness.Ready, Reason: reasons.AllTrialsFinished, Message: "score 0.5000 over 6 bugs (1 evaluation failures)"}},
+		"nothing measured": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunFailedPh, Conditions: []metav1.Condition{
+			cond(evalv1.SweepRunFailed, metav1.ConditionTrue, reasons.NothingMeasured, "every trial ended without a measurement")}},
+			want: readiness.Verdict{Standing: readiness.Stalled, Reason: reasons.NothingMeasured, Message: "every trial ended without a measurement"}},
+		"bug subset refused": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunFailedPh, Conditions: []metav1.Condition{
+			cond(evalv1.SweepRunFailed, metav1.ConditionTrue, reasons.UnknownBugs, "spec.tasks.bugs names bug ids ...")}},
+			want: readiness.Verdict{Standing: readiness.Stalled, Reason: reasons.UnknownBugs, Message: "spec.tasks.bugs names bug ids ..."}},
+		"tasks not found": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunPending, Conditions: []metav1.Condition{
+			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.TasksNotFound, "no task ConfigMap for: a")}},
+			want: readiness.Verdict{Standing: readiness.Stalled, Reason: reasons.TasksNotFound, Message: "no task ConfigMap for: a"}},
+		"suspended, started trials finishing": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunSuspend, Trials: running, Conditions: []metav1.Condition{suspended}},
+			stall: stall, want: readiness.Verdict{Standing: readiness.Reconciling, Reason: reasons.Suspended, Message: "spec.suspend is true"}},
+		"suspended, nothing running": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunSuspend, Trials: idle, Conditions: []metav1.Condition{suspended}},
+			want: readiness.Verdict{Standing: readiness.Waiting, Reason: reasons.Suspended, Message: "spec.suspend is true"}},
+		"completed by an older operator, without a reason": {status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunSucceeded},
+			want: readiness.Verdict{Standing: readiness.Ready, Reason: reasons.AllTrialsFinished}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			run := &evalv1.SweepRun{Status: tc.status}
+			if diff := cmp.Diff(tc.want, Standing(run, tc.stall)); diff != "" {
+				t.Errorf("Standing (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSetStanding: the three conditions carry the campaign's generation, beside its own.
+func TestSetStanding(t *testing.T) {
+	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+	d := Decide(run, nil, 0)
+	d.Apply(&run.Status, time.Now())
+	SetStanding(run, nil)
+	var got []string
+	for _, c := range run.Status.Conditions {
+		got = append(got, fmt.Sprintf("%s=%s %s gen %d", c.Type, c.Status, c.Reason, c.ObservedGeneration))
+	}
+	want := []string{"Progressing=False NoTasksSelected gen 3", "Ready=False NoTasksSelected gen 3",
+		"Reconciling=False NoTasksSelected gen 3", "Stalled=True NoTasksSelected gen 3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
 	}
 }

@@ -68,7 +68,8 @@ func Counts(trials []evalv1.TaskTrial, total int32) evalv1.TrialCounts {
 // FinishedTrials counts the trials that ended.
 func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed + c.Error }
 
-// Aggregate fills the score fields of a SweepRun status from its finished trials.
+// Aggregate fills the score fields of a SweepRun status from its finished trials; they stay
+// empty until a trial is graded.
 func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
 	trials = slices.Clone(trials)
 	SortAsExported(trials)
@@ -82,6 +83,11 @@ func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring
 	status.GradedTrials = int32(rep.GradedTrials)
 	status.EvaluationFailures = int32(rep.UnmeasuredTrials)
 	status.BugsTotal = int32(rep.GradedBugs)
+	if rep.GradedTrials == 0 {
+		// No score yet, which is not a score of 0.
+		status.BugsResolved, status.Score, status.ScoreIgnoringRegressions, status.MeanReward = "", "", "", ""
+		return rep
+	}
 	status.BugsResolved = strconv.FormatFloat(rep.ResolvedBugs, 'f', 2, 64)
 	status.Score = scoring.Format(rep.Score)
 	status.ScoreIgnoringRegressions = scoring.Format(rep.ScoreIgnoringRegressions)

@@ -48,8 +48,12 @@ func TestSummarize(t *testing.T) {
 		trials                 []evalv1.TaskTrial
 		want                   evalv1.SweepRunStatus
 	}{
-		"nothing yet": {tasks: 2, planned: 4, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "0/4", Trials: evalv1.TrialCounts{Total: 4},
-			BugsResolved: "0.00", Score: "0.0000", ScoreIgnoringRegressions: "0.0000", MeanReward: "0.0000"}},
+		"nothing yet: no score, not 0": {tasks: 2, planned: 4, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "0/4", Trials: evalv1.TrialCounts{Total: 4}}},
+		"only unmeasured trials: still no score": {tasks: 2, planned: 4, trials: []evalv1.TaskTrial{trial("a", evalv1.TrialError, nil), trial("b", evalv1.TrialFailed, nil)},
+			want: evalv1.SweepRunStatus{Tasks: 2, Progress: "2/4", Trials: evalv1.TrialCounts{Total: 4, Created: 2, Failed: 1, Error: 1}, EvaluationFailures: 2}},
+		"a graded 0 is a score": {tasks: 1, planned: 1, trials: []evalv1.TaskTrial{trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0", "n_subtasks": "2", "n_resolved": "0", "visible_ok": "1"})},
+			want: evalv1.SweepRunStatus{Tasks: 1, Progress: "1/1", Trials: evalv1.TrialCounts{Total: 1, Created: 1, Succeeded: 1},
+				GradedTrials: 1, BugsTotal: 2, BugsResolved: "0.00", Score: "0.0000", ScoreIgnoringRegressions: "0.0000", MeanReward: "0.0000"}},
 		"unseen trials count as created": {tasks: 2, planned: 4, unseen: 2, trials: trials, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "1/4",
 			Trials:       evalv1.TrialCounts{Total: 4, Created: 4, Running: 1, Succeeded: 1},
 			GradedTrials: 1, BugsTotal: 2, BugsResolved: "2.00", Score: "1.0000", ScoreIgnoringRegressions: "1.0000", MeanReward: "1.0000"}},

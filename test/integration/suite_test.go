@@ -71,9 +71,10 @@ func startManagerAs(cfg *rest.Config, namespaces []string) (stop func()) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect((&controllers.TaskTrialReconciler{
 		Client: mgr.GetClient(), Logs: logs, HookImage: "sweep/hook:test",
-		StartTimeout: time.Minute, MaxConcurrentReconciles: 4,
+		StartTimeout: time.Minute, MaxConcurrentReconciles: 4, Events: mgr.GetEventRecorder(controllers.EventSource),
 	}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&controllers.SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: 1}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&controllers.SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: 1,
+		Events: mgr.GetEventRecorder(controllers.EventSource)}).SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -101,6 +101,9 @@ const (
 	// Graded: the verifier produced rewards and the trial is scored (Verified and, with no
 	// agent reason, Complete conditions).
 	Graded string = "Graded"
+	// TrialRunning: the trial has not ended (Reconciling true), and the reason of the Event of
+	// each phase it enters before its end (Pending, AgentRunning, Verifying).
+	TrialRunning string = "TrialRunning"
 )
 
 // Condition reasons of a SweepRun.
@@ -123,6 +126,10 @@ const (
 	Suspended string = "Suspended"
 	// Resumed: spec.suspend went back to false (Suspended condition false).
 	Resumed string = "Resumed"
+	// InfrastructureFailing: the campaign's most recently finished trials all ended Error on
+	// infrastructure, none measured (Stalled true); the message names them. New trials still
+	// start: read the trials' reasons and fix the cluster (images, nodes, quotas).
+	InfrastructureFailing string = "InfrastructureFailing"
 )
 
 // Reasons a bug subset (SweepRun spec.tasks.bugs) is refused: the SweepRun fails when it is

@@ -16,10 +16,11 @@ var all = map[string]string{
 	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", InvalidTask: "InvalidTask",
 	PatchTooLarge: "PatchTooLarge", RewardOutOfBounds: "RewardOutOfBounds",
 	PatchRefused: "PatchRefused", TestsHungOnPatch: "TestsHungOnPatch", VerifierOutOfMemory: "VerifierOutOfMemory", VerifierOutOfStorage: "VerifierOutOfStorage",
-	Completed: "Completed", Graded: "Graded",
+	Completed: "Completed", Graded: "Graded", TrialRunning: "TrialRunning",
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
-	EmptyBugSubset: "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
+	InfrastructureFailing: "InfrastructureFailing",
+	EmptyBugSubset:        "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 }
 
 func TestValues(t *testing.T) {
@@ -28,8 +29,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 32 {
-		t.Errorf("%d reasons pinned, want 32: pin a new reason here", len(all))
+	if len(all) != 34 {
+		t.Errorf("%d reasons pinned, want 34: pin a new reason here", len(all))
 	}
 }
 
