@@ -173,6 +173,8 @@ if [ -n "${SMOKE_TASKS:-}" ]; then
   HOOK=$(cat "$root/.cache/images/sweep-hook.ref")
   for ref in "$root"/.cache/images/tasks/*/verifier.ref; do
     task=$(basename "$(dirname "$ref")"); t=$(now)
+    # A task graded by its own tests/test.sh has no bundle for sweep-hook's grader.
+    [ -f "$root/tasks/$task/tests/bundle.json" ] || continue
     k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod

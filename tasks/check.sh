@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Proves every sample task under tasks/ with the real grader (sweep-hook grade swesweep).
+# Proves every sample task under tasks/ with the real grader: sweep-hook grade swesweep for a
+# task with tests/bundle.json, the task's own tests/test.sh for one graded by its own grader
+# (tests/swesweep_eval.json, as SWE-sweep's tasks are).
 #
 #   tasks/check.sh [TASK...]        default: every directory of tasks/ with a task.toml
 #
@@ -14,7 +16,11 @@
 #             does (git add -A; git diff --cached --binary baseline): reward 1
 #   <fixture> each fixtures/*.patch, graded against fixtures/expected.json
 #   one-bug   every bug's own fix alone as the agent's patch, graded on that bug only
-#             (--bugs): that bug resolved, no regression
+#             (--bugs; for a test.sh task, swesweep_eval.json rewritten to list that bug only, as
+#             SWE-sweep's `sweep eval --bugs` does): that bug resolved, no regression
+# A test.sh task has no oracle mode (its oracle trial is solve.sh, the solve case), and gets one
+# more case, no-patch: the patch file is missing, which its grader reports as a grader failure
+# with all nine reward keys and grader_error.txt.
 # One line per case; the exit status is non-zero when any case does not match.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -97,8 +103,15 @@ grade() {
   shift
   local out=$tmp/$task/out-$case start end rc line
   start=$(date +%s.%N)
-  "$hook" grade swesweep "$bundle" --workdir "$work" --out "$out" "${args[@]}" >"$out.log" 2>&1
-  rc=$?
+  if [ -f "$bundle/bundle.json" ]; then
+    "$hook" grade swesweep "$bundle" --workdir "$work" --out "$out" "${args[@]}" >"$out.log" 2>&1
+    rc=$?
+  else
+    run_test_sh "$bundle" "$work" "$out" "${args[@]}" >"$out.log" 2>&1
+    rc=$?
+    # Its grader exits 1 when it fails, which the no-patch case expects.
+    if [ $rc -eq 1 ] && [ -f "$out/grader_error.txt" ]; then rc=0; fi
+  fi
   end=$(date +%s.%N)
   line=$(verdict "$out/reward.json" "$@")
   if [ $rc -ne 0 ]; then line="MISMATCH grader exit status $rc | $line"; fi
@@ -117,8 +130,126 @@ grade() {
   esac
 }
 
+# run_test_sh BUNDLE WORK OUT [--patch FILE] [--bugs ID]: runs the task's own tests/test.sh
+# on the repository WORK as its verifier image does. A bug subset is a copy of BUNDLE whose
+# swesweep_eval.json lists those subtasks only.
+run_test_sh() {
+  local bundle=$1 work=$2 out=$3 patch=/nonexistent bugs=; shift 3
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --patch) patch=$2; shift 2 ;;
+      --bugs) bugs=$2; shift 2 ;;
+      *) echo "run_test_sh: unsupported $1" >&2; return 2 ;;
+    esac
+  done
+  if [ -n "$bugs" ]; then
+    local subset=$out.tests
+    rm -rf "$subset"; cp -a "$bundle" "$subset"
+    "$py" - "$subset/swesweep_eval.json" "$bugs" <<'PY' || return 2
+import json, sys
+path, ids = sys.argv[1], sys.argv[2].split(",")
+cfg = json.load(open(path))
+cfg["subtasks"] = [s for s in cfg["subtasks"] if s["id"] in ids]
+json.dump(cfg, open(path, "w"), indent=2)
+PY
+    bundle=$subset
+  fi
+  rm -rf "$out"
+  GRADER_WORKDIR=$work GRADER_PATCH=$patch GRADER_OUT_DIR=$out bash "$bundle/test.sh"
+}
+
+# all_reward_keys JSON: MISMATCH unless reward.json has exactly the nine keys.
+all_reward_keys() {
+  "$py" - "$1" <<'PY'
+import json, sys
+want = {"reward", "n_subtasks", "n_resolved", "n_partial", "visible_ok", "n_regressions",
+        "agent_patch_applied", "agent_build_ok", "grader_failed"}
+try:
+    got = set(json.load(open(sys.argv[1])))
+except Exception as e:
+    got = {f"unreadable: {e}"}
+if got != want:
+    print(f"MISMATCH reward.json keys {sorted(got)}")
+PY
+}
+
+# check_script_task DIR: the cases of a task graded by its own tests/test.sh.
+check_script_task() {
+  local dir=$1 task
+  task=$(basename "$dir")
+  local t=$tmp/$task work=$tmp/$task/work bundle=$tmp/$task/tests
+  mkdir -p "$t"
+  setup_repo "$work" "$dir"
+  cp -a "$dir/tests" "$bundle"
+  local bugs n
+  bugs=$("$py" -c 'import json,sys; print(" ".join(s["id"] for s in json.load(open(sys.argv[1]))["subtasks"]))' "$bundle/swesweep_eval.json")
+  n=$(echo "$bugs" | wc -w)
+
+  : >"$t/empty.patch"
+  grade "$task" nop "$work" "$bundle" --patch "$t/empty.patch" -- \
+    reward=0 n_resolved=0 n_partial=0 n_regressions=0 visible_ok=1 agent_patch_applied=1 grader_failed=0
+  printf 'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a line that is not in the file\n+its replacement\n' >"$t/stale.patch"
+  grade "$task" stale-patch "$work" "$bundle" --patch "$t/stale.patch" -- \
+    reward=0 n_resolved=0 n_regressions=0 visible_ok=1 agent_patch_applied=0 grader_failed=0
+  grade "$task" no-patch "$work" "$bundle" --patch "$t/no-such.patch" -- reward=0 grader_failed=1
+  local missing
+  missing=$(all_reward_keys "$t/out-no-patch/reward.json")
+  [ -s "$t/out-no-patch/grader_error.txt" ] || missing="$missing MISMATCH no grader_error.txt"
+  if [ -n "$missing" ]; then
+    printf '%-12s %-26s FAIL  %s\n' "$task" no-patch-files "$missing"
+    failures=$((failures + 1))
+  fi
+
+  local sw=$t/solve-work
+  setup_repo "$sw" "$dir"
+  if sh "$dir/solution/solve.sh" "$sw" >"$t/solve.log" 2>&1 \
+     && (cd "$sw" && git add -A && git diff --cached --binary baseline) >"$t/solve.patch"; then
+    grade "$task" solve "$work" "$bundle" --patch "$t/solve.patch" -- \
+      reward=1 "n_resolved=$n" "n_subtasks=$n" n_regressions=0 visible_ok=1 agent_patch_applied=1 grader_failed=0
+    missing=$(all_reward_keys "$t/out-solve/reward.json")
+    for f in eval.json eval_output.json; do [ -s "$t/out-solve/$f" ] || missing="$missing MISMATCH no $f"; done
+    if [ -n "$missing" ]; then
+      printf '%-12s %-26s FAIL  %s\n' "$task" solve-files "$missing"
+      failures=$((failures + 1))
+    fi
+  else
+    printf '%-12s %-26s FAIL  solution/solve.sh failed: %s\n' "$task" solve "$(tail -n 3 "$t/solve.log" | tr '\n' ' ')"
+    failures=$((failures + 1))
+  fi
+
+  check_fixtures "$task" "$dir" "$work" "$bundle"
+
+  local id
+  for id in $bugs; do
+    grade "$task" "fix:$id" "$work" "$bundle" --patch "$dir/solution/$id.patch" --bugs "$id" -- \
+      reward=1 n_resolved=1 n_subtasks=1 n_regressions=0 visible_ok=1 grader_failed=0
+  done
+}
+
+# check_fixtures TASK DIR WORK BUNDLE: each fixtures/*.patch against fixtures/expected.json.
+check_fixtures() {
+  local task=$1 dir=$2 work=$3 bundle=$4 f name expect
+  for f in "$dir"/fixtures/*.patch; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f")
+    expect=$("$py" -c 'import json,sys; e=json.load(open(sys.argv[1])).get(sys.argv[2]); print(" ".join(f"{k}={v}" for k, v in e.items()) if e else "MISSING")' \
+      "$dir/fixtures/expected.json" "$name" 2>/dev/null || echo MISSING)
+    if [ "$expect" = MISSING ]; then
+      printf '%-12s %-26s FAIL  no expectation for %s in fixtures/expected.json\n' "$task" "${name%.patch}" "$name"
+      failures=$((failures + 1))
+      continue
+    fi
+    # shellcheck disable=SC2086
+    grade "$task" "${name%.patch}" "$work" "$bundle" --patch "$f" -- $expect
+  done
+}
+
 check_task() {
   local dir=$1 task
+  if [ ! -f "$dir/tests/bundle.json" ]; then
+    check_script_task "$dir"
+    return
+  fi
   task=$(basename "$dir")
   local t=$tmp/$task work=$tmp/$task/work bundle=$tmp/$task/tests
   mkdir -p "$t"
@@ -149,20 +280,7 @@ check_task() {
     failures=$((failures + 1))
   fi
 
-  local f name expect
-  for f in "$dir"/fixtures/*.patch; do
-    [ -e "$f" ] || continue
-    name=$(basename "$f")
-    expect=$("$py" -c 'import json,sys; e=json.load(open(sys.argv[1])).get(sys.argv[2]); print(" ".join(f"{k}={v}" for k, v in e.items()) if e else "MISSING")' \
-      "$dir/fixtures/expected.json" "$name" 2>/dev/null || echo MISSING)
-    if [ "$expect" = MISSING ]; then
-      printf '%-12s %-26s FAIL  no expectation for %s in fixtures/expected.json\n' "$task" "${name%.patch}" "$name"
-      failures=$((failures + 1))
-      continue
-    fi
-    # shellcheck disable=SC2086
-    grade "$task" "${name%.patch}" "$work" "$bundle" --patch "$f" -- $expect
-  done
+  check_fixtures "$task" "$dir" "$work" "$bundle"
 
   local id
   for id in $bugs; do

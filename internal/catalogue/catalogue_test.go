@@ -105,6 +105,41 @@ func TestTaskImagesPrebuiltAndShared(t *testing.T) {
 	}
 }
 
+// A tests/Dockerfile that declares AGENT_IMAGE is given the agent image it is built on; one
+// that does not (Harbor's own, SWE-sweep's) is built as it is.
+func TestVerifierDockerfileAgentImageArg(t *testing.T) {
+	for name, dockerfile := range map[string]string{
+		"declared with a default": "ARG AGENT_IMAGE=sweep-samples/x:env\nFROM ${AGENT_IMAGE}\nCOPY . /tests\n",
+		"declared bare":           "arg AGENT_IMAGE\nFROM $AGENT_IMAGE\n",
+		"another name's case":     "ARG agent_image=x\nFROM $agent_image\n",
+		"not declared":            "FROM debian\nCOPY . /tests\n",
+		"another argument":        "ARG AGENT_IMAGE_TAG=1\nFROM debian:${AGENT_IMAGE_TAG}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			d := load(t, writeTask(t, root, "task", "", map[string]string{"environment/Dockerfile": "FROM debian\n", "tests/Dockerfile": dockerfile}))
+			images, err := TaskImages(d, "reg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			agent, v := images[0], images[1]
+			tests := filepath.Join(root, "task", "tests")
+			want := &Build{Context: tests}
+			wantCmd := "docker build -t " + v.Ref + " " + tests + " && docker push " + v.Ref
+			if strings.HasPrefix(name, "declared") {
+				want.Args = map[string]string{AgentImageArg: agent.Ref}
+				wantCmd = "docker build --build-arg AGENT_IMAGE=" + agent.Ref + " -t " + v.Ref + " " + tests + " && docker push " + v.Ref
+			}
+			if diff := cmp.Diff(want, v.Build); diff != "" {
+				t.Errorf("verifier build (-want +got):\n%s", diff)
+			}
+			if got := v.Command(); got != wantCmd {
+				t.Errorf("command = %q, want %q", got, wantCmd)
+			}
+		})
+	}
+}
+
 func TestPlanErrors(t *testing.T) {
 	cases := map[string]struct {
 		tasks    map[string]map[string]string

@@ -67,18 +67,33 @@ type Build struct {
 	Context string `json:"context"`
 	// Dockerfile is an inline Dockerfile given on stdin; empty means the context's own.
 	Dockerfile string `json:"dockerfile,omitempty"`
+	// Args are the build arguments (--build-arg NAME=VALUE).
+	Args map[string]string `json:"args,omitempty"`
 }
+
+// AgentImageArg is the build argument through which a task's tests/Dockerfile learns the agent
+// image it is built on (`ARG AGENT_IMAGE=<default>` then `FROM ${AGENT_IMAGE}`): the agent
+// image's tag is content-addressed, so the Dockerfile cannot name it.
+const AgentImageArg = "AGENT_IMAGE"
+
+// declaresAgentImageArg matches the ARG line of AgentImageArg (instructions are case-insensitive,
+// argument names are not).
+var declaresAgentImageArg = regexp.MustCompile(`(?m)^\s*(?i:ARG)\s+` + AgentImageArg + `(\s|=|$)`)
 
 // Command is the shell command that builds and pushes the image.
 func (i Image) Command() string {
 	if i.Build == nil {
 		return ""
 	}
-	if i.Build.Dockerfile == "" {
-		return fmt.Sprintf("docker build -t %s %s && docker push %s", i.Ref, ShellQuote(i.Build.Context), i.Ref)
+	var args strings.Builder
+	for _, k := range sortedKeys(i.Build.Args) {
+		fmt.Fprintf(&args, "--build-arg %s ", ShellQuote(k+"="+i.Build.Args[k]))
 	}
-	return fmt.Sprintf("printf %s | docker build -t %s -f - %s && docker push %s",
-		ShellQuote(strings.ReplaceAll(i.Build.Dockerfile, "\n", `\n`)), i.Ref, ShellQuote(i.Build.Context), i.Ref)
+	if i.Build.Dockerfile == "" {
+		return fmt.Sprintf("docker build %s-t %s %s && docker push %s", args.String(), i.Ref, ShellQuote(i.Build.Context), i.Ref)
+	}
+	return fmt.Sprintf("printf %s | docker build %s-t %s -f - %s && docker push %s",
+		ShellQuote(strings.ReplaceAll(i.Build.Dockerfile, "\n", `\n`)), args.String(), i.Ref, ShellQuote(i.Build.Context), i.Ref)
 }
 
 // ShellQuote quotes s for sh unless it is a plain word.
@@ -142,8 +157,14 @@ func TaskImages(d *taskdef.Dir, registry string) ([]Image, error) {
 	}
 	verifier.Ref = fmt.Sprintf("%s/%s-verifier:%s", registry, name, sum[:TagLength])
 	verifier.Build = &Build{Context: testsDir}
-	if _, err := os.Stat(filepath.Join(testsDir, "Dockerfile")); err != nil {
+	dockerfile, err := os.ReadFile(filepath.Join(testsDir, "Dockerfile"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		verifier.Build.Dockerfile = "FROM " + agent.Ref + "\nCOPY . /tests\n"
+	case err != nil:
+		return nil, fmt.Errorf("task %s: %w", t.Name, err)
+	case declaresAgentImageArg.Match(dockerfile):
+		verifier.Build.Args = map[string]string{AgentImageArg: agent.Ref}
 	}
 	return []Image{agent, verifier}, nil
 }
