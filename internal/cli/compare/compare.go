@@ -124,7 +124,7 @@ func newDocument(sourceA, sourceB string, a, b scoring.Report, c scoring.Compari
 }
 
 func writeTable(w io.Writer, doc document, a, b scoring.Report, c scoring.Comparison) error {
-	fmt.Fprintf(w, "A: %s\nB: %s\n\n", doc.A.Source, doc.B.Source)
+	fmt.Fprintf(w, "A is %s\nB is %s\n\n", doc.A.Source, doc.B.Source)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tA\tB\tB-A")
 	d := c.Difference

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -138,8 +139,23 @@ func applySweepRun(ctx context.Context, cl client.Client, obj *unstructured.Unst
 	switch {
 	case !existed:
 		return "created", nil
-	case before.GetResourceVersion() == obj.GetResourceVersion():
+	case sameApplied(before, obj):
 		return "unchanged", nil
 	}
 	return "configured", nil
+}
+
+// sameApplied says whether an apply left the object as it was in what a user applies: its
+// metadata and spec. The resource version alone would not do: the API server also writes an
+// object whose status it has only defaulted (the CRD's status default), once, on its first
+// update.
+func sameApplied(before, after *unstructured.Unstructured) bool {
+	strip := func(u *unstructured.Unstructured) map[string]any {
+		c := u.DeepCopy()
+		unstructured.RemoveNestedField(c.Object, "status")
+		unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
+		unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
+		return c.Object
+	}
+	return equality.Semantic.DeepEqual(strip(before), strip(after))
 }
