@@ -252,7 +252,8 @@ func (b *Bundle) baseTests(dir string) (BaseResults, error) {
 	return res, nil
 }
 
-// selectBugs returns the bugs named in ids (all when ids is empty).
+// selectBugs returns the bugs named in ids (all when ids is empty), in the order given; an id
+// named twice is graded once, at its first place.
 func (b *Bundle) selectBugs(ids []string) ([]Bug, error) {
 	if len(ids) == 0 {
 		return b.Bugs, nil
@@ -262,12 +263,16 @@ func (b *Bundle) selectBugs(ids []string) ([]Bug, error) {
 		byID[bug.ID] = bug
 	}
 	var out []Bug
+	picked := map[string]bool{}
 	for _, id := range ids {
 		bug, ok := byID[id]
 		if !ok {
 			return nil, fmt.Errorf("no bug %q in the bundle", id)
 		}
-		out = append(out, bug)
+		if !picked[id] {
+			picked[id] = true
+			out = append(out, bug)
+		}
 	}
 	return out, nil
 }

@@ -92,6 +92,13 @@ func TestGradeAgentPatch(t *testing.T) {
 			}},
 		{name: "bug subset", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")}, bugs: []string{"mul"},
 			want: Reward{Reward: 1, NSubtasks: 1, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{name: "a bug named twice is graded once", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")}, bugs: []string{"mul", "add", "mul"},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if len(ev.Bugs) != 2 || ev.Bugs[0].ID != "mul" || ev.Bugs[1].ID != "add" {
+					t.Errorf("bugs = %+v", ev.Bugs)
+				}
+			}},
 		{name: "regression scores 0", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, brokenNeg)},
 			want: Reward{NSubtasks: 2, NResolved: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {

@@ -155,6 +155,42 @@ func TestRegressions(t *testing.T) {
 	}
 }
 
+func TestSelectBugs(t *testing.T) {
+	b := Bundle{Bugs: []Bug{{ID: "a"}, {ID: "b"}, {ID: "c"}}}
+	ids := func(bugs []Bug) []string {
+		var out []string
+		for _, bug := range bugs {
+			out = append(out, bug.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		in      []string
+		want    []string
+		wantErr string
+	}{
+		{name: "all", want: []string{"a", "b", "c"}},
+		{name: "in the order given", in: []string{"c", "a"}, want: []string{"c", "a"}},
+		{name: "a repeat is dropped, the first kept", in: []string{"b", "a", "b", "a"}, want: []string{"b", "a"}},
+		{name: "unknown", in: []string{"a", "z"}, wantErr: `no bug "z" in the bundle`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := b.selectBugs(tc.in)
+			if tc.wantErr != "" {
+				sweeptest.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, ids(got)); d != "" {
+				t.Errorf("selectBugs (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 func TestLoadBundleRejects(t *testing.T) {
 	valid := func() Bundle {
 		return Bundle{Schema: Schema, BaseRef: "baseline", BaseTests: "base.json",
