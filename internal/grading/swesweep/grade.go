@@ -157,7 +157,9 @@ const EvalSchema = "sweep-eval/1"
 
 // Run grades and writes OutDir/reward.json, OutDir/eval.json and, when the result has a
 // cause the trial shows, OutDir/verdict.json. It returns an error when the grader failed;
-// reward.json then holds reward.GraderFailed().
+// reward.json then holds reward.EvaluationFailed() (or, after a pristine-tree regression, the
+// oracle's result marked grader_failed) and OutDir/grader_error.txt the error, as SWE-sweep's
+// grader writes them.
 func Run(ctx context.Context, o Options) (reward.Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -173,7 +175,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	})
 	if err != nil {
 		if result == nil {
-			result = reward.GraderFailed()
+			result = reward.EvaluationFailed()
 		}
 		ev.Error = err.Error()
 		ev.Verdict = nil
@@ -181,7 +183,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	ev.Reward = result
 	ev.Timings["total"] = total
 	ev.SweepEval = sweepEval(ev, result, time.Now())
-	if werr := writeOutputs(o.OutDir, result, ev); werr != nil && err == nil {
+	if werr := writeOutputs(o.OutDir, result, ev, err); werr != nil && err == nil {
 		err = werr
 	}
 	return result, err
@@ -210,7 +212,9 @@ func grade(ctx context.Context, o Options, ev *Eval) (reward.Result, error) {
 	return r.Result(), nil
 }
 
-func writeOutputs(dir string, result reward.Result, ev *Eval) error {
+// writeOutputs writes the result files; graderErr (the grader's failure, or nil) goes to
+// grader_error.txt, which is removed when there is none.
+func writeOutputs(dir string, result reward.Result, ev *Eval, graderErr error) error {
 	rb, err := reward.Encode(result)
 	if err != nil {
 		return err
@@ -225,7 +229,11 @@ func writeOutputs(dir string, result reward.Result, ev *Eval) error {
 			return err
 		}
 	}
-	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, verdict)
+	failure := steps.File{Name: reward.FileGraderError}
+	if graderErr != nil {
+		failure.Data = []byte(graderErr.Error() + "\n")
+	}
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, verdict, failure)
 }
 
 type grader struct {

@@ -349,13 +349,16 @@ func TestGraderFailures(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
-			if d := cmp.Diff(reward.GraderFailed(), got); d != "" {
+			if d := cmp.Diff(reward.EvaluationFailed(), got); d != "" {
 				t.Errorf("reward (-want +got):\n%s", d)
 			}
 			var fromFile reward.Result
 			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, reward.FileJSON), &fromFile)
-			if d := cmp.Diff(reward.GraderFailed(), fromFile); d != "" {
+			if d := cmp.Diff(reward.EvaluationFailed(), fromFile); d != "" {
 				t.Errorf("reward.json (-want +got):\n%s", d)
+			}
+			if b, rerr := os.ReadFile(filepath.Join(o.OutDir, reward.FileGraderError)); rerr != nil || string(b) != err.Error()+"\n" {
+				t.Errorf("%s = %q, %v; want the error %q", reward.FileGraderError, b, rerr, err)
 			}
 			var ev Eval
 			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, "eval.json"), &ev)

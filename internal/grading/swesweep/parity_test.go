@@ -300,6 +300,9 @@ func TestParityOracleGradesOnAfterPristineRegression(t *testing.T) {
 	if d := cmp.Diff([]string{"tests/test_visible.py::test_gone"}, ev.Regressions); d != "" {
 		t.Errorf("regressions (-want +got):\n%s", d)
 	}
+	if _, why := readFailure(t, out); why != err.Error()+"\n" {
+		t.Errorf("%s = %q, want the error", reward.FileGraderError, why)
+	}
 }
 
 // TestParityIgnoredTests: base_tests in SWE-sweep's form, gzipped or not: a test it declares
@@ -524,4 +527,47 @@ func TestParityCMakeReconfigure(t *testing.T) {
 			t.Errorf("bug mul = %+v", mul)
 		}
 	})
+}
+
+// readFailure is what a grading left in out of a grader failure: reward.json and
+// grader_error.txt ("" when there is none).
+func readFailure(t *testing.T, out string) (reward.Result, string) {
+	t.Helper()
+	var r reward.Result
+	sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &r)
+	b, err := os.ReadFile(filepath.Join(out, reward.FileGraderError))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return r, string(b)
+}
+
+// TestParityGraderFailureShape: a failure of the evaluation itself (here a setup that fails)
+// writes SWE-sweep's nine keys with n_subtasks 0 and grader_failed 1, which SWE-sweep's scoring
+// lists among its evaluation failures (the bare two-key form it would skip), and the reason in
+// grader_error.txt; a later grading into the same directory removes the stale reason.
+func TestParityGraderFailureShape(t *testing.T) {
+	files := map[string]string{".gitignore": "*.done\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	f := newFixtureOf(t, files, func(b *Bundle) { b.Setup = &Command{Command: "test -f setup.done || { touch setup.done; exit 3; }"} })
+	out := t.TempDir()
+	_, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), out))
+	sweeptest.ErrorContains(t, err, "the setup command exited with 3 on the pristine tree")
+	got, why := readFailure(t, out)
+	want := Reward{AgentPatchApplied: 1, AgentBuildOK: 1, GraderFailed: 1}.Result()
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reward.json (-want +got):\n%s", d)
+	}
+	if why != err.Error()+"\n" {
+		t.Errorf("%s = %q, want %q", reward.FileGraderError, why, err.Error()+"\n")
+	}
+	// setup.done is ignored, so it stays: the second setup passes.
+	if _, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), out)); err != nil {
+		t.Fatal(err)
+	}
+	if got, why := readFailure(t, out); got[reward.KeyGraderFailed] != 0 || why != "" {
+		t.Errorf("after a grading that succeeded: reward.json %v, %s %q", got, reward.FileGraderError, why)
+	}
 }
