@@ -313,11 +313,7 @@ func TestGraderFailures(t *testing.T) {
 			writeBundle(t, f.bundle, *b)
 			return Options{BundleDir: f.bundle}
 		}, want: "the pristine tree's visible suite produced no results to read"},
-		{name: "oracle patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
-			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/add/fix.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
-			return Options{BundleDir: f.bundle}
-		}, want: "bug add: oracle patch does not apply"},
-		{name: "oracle test patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
+		{name: "test patch does not apply to the base", setup: func(t *testing.T, f fixture) Options {
 			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
 			return Options{BundleDir: f.bundle}
 		}, want: "bug mul: test patch bugs/mul/test.patch: git apply"},

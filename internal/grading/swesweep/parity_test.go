@@ -571,3 +571,80 @@ func TestParityGraderFailureShape(t *testing.T) {
 		t.Errorf("after a grading that succeeded: reward.json %v, %s %q", got, reward.FileGraderError, why)
 	}
 }
+
+// notAPatchOfTheTree applies to no tree of the fixture.
+const notAPatchOfTheTree = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+
+// TestParityOracleRecordsBrokenBugs: in oracle grading, what is wrong with one bug (a test
+// patch or gold that does not apply, no gold, a gold that does not build) is recorded on that
+// bug, which stays unresolved, and the grading goes on: the oracle scores below 1 and is
+// measured, and eval.json's subtask says why.
+func TestParityOracleRecordsBrokenBugs(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		edit        func(*Bundle)
+		files       map[string]string // bundle files to overwrite
+		broken      string
+		testApplied bool
+		why         string
+	}{
+		{name: "a test patch that does not apply to the base", files: map[string]string{"bugs/mul/test.patch": notAPatchOfTheTree},
+			broken: "mul", why: "test patch does not apply: "},
+		{name: "a gold that does not apply onto its tests", files: map[string]string{"bugs/add/fix.patch": notAPatchOfTheTree},
+			broken: "add", testApplied: true, why: "oracle patch does not apply onto its tests: "},
+		{name: "no gold", edit: func(b *Bundle) { b.Bugs[1].OraclePatch = "" }, broken: "mul", testApplied: true, why: "the bug has no oracle_patch"},
+		// The pristine tree and add's gold build; mul's gold (a * b) does not.
+		{name: "a gold that does not build", edit: func(b *Bundle) { b.Build = &Command{Command: `! grep -q 'a \* b' calc.py`} },
+			broken: "mul", testApplied: true, why: "the build fails with its tests and the oracle patch: build exited with 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.edit)
+			sweeptest.WriteFiles(t, f.bundle, tc.files)
+			out := t.TempDir()
+			var log strings.Builder
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true, TestUser: testUser, Log: &log})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, log.String())
+			}
+			want := Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}.Result()
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("reward (-want +got):\n%s", d)
+			}
+			var ev Eval
+			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+			if len(ev.Subtasks) != 2 || ev.Error != "" {
+				t.Fatalf("eval.json: subtasks %+v, error %q", ev.Subtasks, ev.Error)
+			}
+			for _, s := range ev.Subtasks {
+				why, _ := s.Detail["error"].(string)
+				if s.SubtaskID != tc.broken {
+					if !s.Resolved || why != "" {
+						t.Errorf("the sound bug %s: %+v", s.SubtaskID, s)
+					}
+					continue
+				}
+				if s.Resolved || s.TestApplied != tc.testApplied || !strings.HasPrefix(why, tc.why) {
+					t.Errorf("the broken bug %s: resolved %v, test_applied %v, detail.error %q; want test_applied %v and %q",
+						s.SubtaskID, s.Resolved, s.TestApplied, why, tc.testApplied, tc.why)
+				}
+			}
+			if _, why := readFailure(t, out); why != "" {
+				t.Errorf("%s = %q, want none", reward.FileGraderError, why)
+			}
+		})
+	}
+}
+
+// TestParityAgentBrokenTestPatch: grading an agent, a test patch that does not apply to the
+// base is a broken task, so a grader failure (SWE-sweep leaves that bug unresolved, the
+// model's 0: a difference kept, docs/task-format.md).
+func TestParityAgentBrokenTestPatch(t *testing.T) {
+	f := newFixture(t, nil)
+	sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": notAPatchOfTheTree})
+	out := t.TempDir()
+	got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")}), out))
+	sweeptest.ErrorContains(t, err, "bug mul: test patch bugs/mul/test.patch: git apply")
+	if d := cmp.Diff(reward.EvaluationFailed(), got); d != "" {
+		t.Errorf("reward (-want +got):\n%s", d)
+	}
+}
