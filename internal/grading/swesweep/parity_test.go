@@ -648,3 +648,30 @@ func TestParityAgentBrokenTestPatch(t *testing.T) {
 		t.Errorf("reward (-want +got):\n%s", d)
 	}
 }
+
+// TestParityProcessLevelFailure: a bug whose fail_to_pass is SWE-sweep's process-level marker
+// counts every test of its targeted run that passed or failed as fail-to-pass, so a run where
+// some pass and some fail is partial (with the named test alone, test_add_negative is another
+// test that failed: neither resolved nor partial).
+func TestParityProcessLevelFailure(t *testing.T) {
+	runAgentCases(t, []agentCase{
+		{name: "some pass, some fail: partial", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				targetedRun(b)
+				b.Bugs[0].FailToPass = []string{ProcessLevelFailure}
+			},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				add := ev.Subtasks[0]
+				if d := cmp.Diff([]string{"tests/test_bug_add.py::test_add_negative"}, add.F2PFailed); d != "" || len(add.P2PFailed) != 0 || len(ev.Bugs[0].Missing) != 0 {
+					t.Errorf("subtask add = %+v, missing %v; f2p failed (-want +got):\n%s", add, ev.Bugs[0].Missing, d)
+				}
+			}},
+		{name: "all pass: resolved", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				targetedRun(b)
+				b.Bugs[0].FailToPass = []string{ProcessLevelFailure}
+			},
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+	})
+}

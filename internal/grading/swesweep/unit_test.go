@@ -129,6 +129,13 @@ func TestOutcomeOf(t *testing.T) {
 		{name: "f2p failed, another failed too: not partial", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": f, "other": f}},
 		{name: "all skipped", f2p: []string{"a", "b"}, res: testresults.Results{"a": s, "b": x}},
 		{name: "only p2p passes, f2p fails", f2p: []string{"a"}, res: testresults.Results{"a": f, "other": p}},
+		// SWE-sweep's process-level failure: every test of the run that passed or failed is f2p.
+		{name: "process-level: everything passes", f2p: []string{ProcessLevelFailure}, res: testresults.Results{"a": p, "b": p, "s": s}, resolved: true},
+		{name: "process-level: some fail, some pass: partial", f2p: []string{ProcessLevelFailure}, res: testresults.Results{"a": p, "b": f, "c": e}, partial: true},
+		{name: "process-level: nothing passes", f2p: []string{ProcessLevelFailure}, res: testresults.Results{"b": f, "s": s}},
+		{name: "process-level: nothing ran, the marker is not missing", f2p: []string{ProcessLevelFailure}, res: nil},
+		{name: "process-level beside a named test: every test of the run is f2p", f2p: []string{ProcessLevelFailure, "a", "gone"}, res: testresults.Results{"a": p, "b": f},
+			partial: true, missing: []string{"gone"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := OutcomeOf(tc.f2p, tc.res)
@@ -145,6 +152,19 @@ func TestOutcomeOf(t *testing.T) {
 		F2PPassed: []string{"p"}, P2PPassed: []string{"q"}, F2PFailed: []string{"f"}, P2PFailed: []string{"e"}, Missing: []string{"missing"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("OutcomeOf (-want +got):\n%s", d)
+	}
+	got = OutcomeOf([]string{ProcessLevelFailure}, testresults.Results{"p": p, "f": f, "e": e, "s": s})
+	want = BugOutcome{Passed: []string{"p"}, Failed: []string{"e", "f"}, Other: []string{"s"},
+		F2PPassed: []string{"p"}, P2PPassed: []string{}, F2PFailed: []string{"e", "f"}, P2PFailed: []string{}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OutcomeOf, process-level (-want +got):\n%s", d)
+	}
+}
+
+func TestBugCommandLeavesOutTheProcessLevelMarker(t *testing.T) {
+	got := bugCommand("pytest {tests}", []string{"t.py::a", ProcessLevelFailure}, nil, nil)
+	if got != "pytest 't.py::a'" {
+		t.Errorf("bugCommand = %q", got)
 	}
 }
 
