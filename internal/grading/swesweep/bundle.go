@@ -52,6 +52,9 @@ type Bundle struct {
 	// run, and again once that file is gone, as SWE-sweep reconfigures its CMake suites' build
 	// directory. Optional; needs build.
 	CMakeBuildDir string `json:"cmake_build_dir,omitempty"`
+	// BuildJobs is the number of parallel jobs the build may use, exported to every step as
+	// BuildJobsEnv, as SWE-sweep exports its build_jobs. Optional; default DefaultBuildJobs.
+	BuildJobs int `json:"build_jobs,omitempty"`
 	// Visible is the suite run once to find regressions.
 	Visible Suite `json:"visible"`
 	// BaseTests names a JSON file (relative to the bundle; gzipped when it ends in .gz): the
@@ -99,6 +102,20 @@ type Bug struct {
 var DefaultTestPaths = []string{"test/**", "tests/**", "testing/**", "**/test_*.py", "**/*_test.py",
 	"**/conftest.py", "**/*_test.go", "**/testdata/**",
 	"**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml"}
+
+// BuildJobsEnv is the environment variable that gives the steps the bundle's build_jobs.
+const BuildJobsEnv = "SWESWEEP_BUILD_JOBS"
+
+// DefaultBuildJobs is the build_jobs of a bundle that declares none: SWE-sweep's default.
+const DefaultBuildJobs = 4
+
+// buildJobs is the bundle's build_jobs, or the default.
+func (b *Bundle) buildJobs() int {
+	if b.BuildJobs > 0 {
+		return b.BuildJobs
+	}
+	return DefaultBuildJobs
+}
 
 // Default timeouts of commands that declare none: SWE-sweep's evaluation defaults.
 const (
@@ -158,6 +175,9 @@ func (b *Bundle) check(dir string) error {
 		if !filepath.IsAbs(b.CMakeBuildDir) && !filepath.IsLocal(b.CMakeBuildDir) {
 			errs = append(errs, fmt.Errorf("cmake_build_dir %q must be absolute or a path inside the workdir", b.CMakeBuildDir))
 		}
+	}
+	if b.BuildJobs < 0 {
+		errs = append(errs, fmt.Errorf("build_jobs is %d: give a positive number of parallel build jobs, or leave it out for %d", b.BuildJobs, DefaultBuildJobs))
 	}
 	if b.Setup != nil && b.Setup.Command == "" {
 		errs = append(errs, errors.New("setup.command is empty"))

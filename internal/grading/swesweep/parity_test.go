@@ -675,3 +675,37 @@ func TestParityProcessLevelFailure(t *testing.T) {
 			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
 	})
 }
+
+// TestParityBuildJobs: the bundle's build_jobs (SWE-sweep's default 4 when it has none) reaches
+// the setup and the build as SWESWEEP_BUILD_JOBS, whatever the grader's own environment says.
+func TestParityBuildJobs(t *testing.T) {
+	t.Setenv(BuildJobsEnv, "99")
+	for _, tc := range []struct {
+		name string
+		jobs int
+		want string
+	}{{name: "default", want: "4"}, {name: "declared", jobs: 7, want: "7"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, func(b *Bundle) {
+				b.BuildJobs = tc.jobs
+				b.Setup = &Command{Command: `echo "setup jobs=$SWESWEEP_BUILD_JOBS"`}
+				b.Build = &Command{Command: `echo "build jobs=$SWESWEEP_BUILD_JOBS"`}
+			})
+			var log strings.Builder
+			o := f.options(f.agentPatch(t, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")}), t.TempDir())
+			o.Log = &log
+			got, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[reward.KeyReward] != 1 {
+				t.Errorf("reward = %v", got)
+			}
+			for _, want := range []string{"setup jobs=" + tc.want + "\n", "build jobs=" + tc.want + "\n"} {
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("the log lacks %q:\n%s", want, log.String())
+				}
+			}
+		})
+	}
+}

@@ -243,6 +243,8 @@ func TestLoadBundleRejects(t *testing.T) {
 			b.Build = &Command{Command: "make"}
 			b.CMakeBuildDir = "../build"
 		}, want: `cmake_build_dir "../build" must be absolute or a path inside the workdir`},
+		{name: "negative build jobs", edit: func(b *Bundle) { b.BuildJobs = -2 },
+			want: "build_jobs is -2: give a positive number of parallel build jobs, or leave it out for 4"},
 		{name: "absolute cmake build dir", edit: func(b *Bundle) {
 			b.Build = &Command{Command: "make"}
 			b.CMakeBuildDir = "/build"
