@@ -55,6 +55,10 @@ type Bundle struct {
 	// BuildJobs is the number of parallel jobs the build may use, exported to every step as
 	// BuildJobsEnv, as SWE-sweep exports its build_jobs. Optional; default DefaultBuildJobs.
 	BuildJobs int `json:"build_jobs,omitempty"`
+	// OraclePristinePaths are build outputs (relative to the workdir) that oracle grading
+	// snapshots after the pristine tree's build and restores before each gold, as SWE-sweep
+	// does for self-hosting builds. Optional.
+	OraclePristinePaths []string `json:"oracle_pristine_paths,omitempty"`
 	// Visible is the suite run once to find regressions.
 	Visible Suite `json:"visible"`
 	// BaseTests names a JSON file (relative to the bundle; gzipped when it ends in .gz): the
@@ -174,6 +178,11 @@ func (b *Bundle) check(dir string) error {
 		}
 		if !filepath.IsAbs(b.CMakeBuildDir) && !filepath.IsLocal(b.CMakeBuildDir) {
 			errs = append(errs, fmt.Errorf("cmake_build_dir %q must be absolute or a path inside the workdir", b.CMakeBuildDir))
+		}
+	}
+	for i, p := range b.OraclePristinePaths {
+		if !filepath.IsLocal(p) {
+			errs = append(errs, fmt.Errorf("oracle_pristine_paths[%d] %q must be a path inside the workdir, relative to it", i, p))
 		}
 	}
 	if b.BuildJobs < 0 {

@@ -255,8 +255,9 @@ type grader struct {
 	// base; that bug is then recorded broken instead of failing the grading.
 	unreadableTests map[string]string
 	// scratch holds the grader's own files (suite output), private to root; pluginDir holds
-	// the result channel's plugin, which the tests read but cannot write.
-	scratch, pluginDir string
+	// the result channel's plugin, which the tests read but cannot write; snapshotDir, the test
+	// identity's, the oracle's snapshot of oracle_pristine_paths.
+	scratch, pluginDir, snapshotDir string
 	// visibleMeasured: the visible suite produced results to read.
 	visibleMeasured bool
 	// reconfigurePending: the CMake build tree was last configured with a file a patch added,
@@ -359,7 +360,7 @@ func (g *grader) cleanup() {
 	if g.gitDir != nil {
 		_ = g.gitDir.Close() // a directory opened to read
 	}
-	for _, d := range []string{g.scratch, g.pluginDir} {
+	for _, d := range []string{g.scratch, g.pluginDir, g.snapshotDir} {
 		if d != "" {
 			_ = os.RemoveAll(d)
 		}
@@ -491,6 +492,9 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	// A regression of the pristine tree is the environment's, not a patch's: the golds are
 	// still graded, for diagnosis, and the result is then marked not measured (SWE-sweep).
 	regressions := len(g.ev.Regressions)
+	if err := g.snapshotPristine(ctx); err != nil {
+		return Reward{}, err
+	}
 	var outcomes []BugOutcome
 	err := g.timed("bugs", func() error {
 		for _, bug := range g.bugs {
@@ -513,9 +517,9 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	return r, nil
 }
 
-// gradeOnGold grades one bug on its own gold, in SWE-sweep's order: reset, the hidden tests,
-// then the fix, then the build (a build may compile the tests, and a fix that changes an API
-// builds only with its tests), then the targeted run. As in SWE-sweep, what is wrong with this
+// gradeOnGold grades one bug on its own gold, in SWE-sweep's order: reset (and restore the
+// oracle_pristine_paths), the hidden tests, then the fix, then the build (a build may compile
+// the tests, and a fix that changes an API builds only with its tests), then the targeted run. As in SWE-sweep, what is wrong with this
 // one bug (a test patch or gold that does not apply, no gold, a gold that does not build) is
 // recorded on it and leaves it unresolved, so that the oracle scores below 1 and says which
 // bug is broken; only a failure of the grading itself is an error.
@@ -533,6 +537,9 @@ func (g *grader) gradeOnGold(ctx context.Context, bug Bug) (BugReport, error) {
 		return broken(false, "test patch does not apply: "+why)
 	}
 	if err := g.reset(ctx); err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	if err := g.restorePristine(ctx); err != nil {
 		return BugReport{ID: bug.ID}, err
 	}
 	if err := g.enforce("bug " + bug.ID + "'s oracle"); err != nil {

@@ -709,3 +709,51 @@ func TestParityBuildJobs(t *testing.T) {
 		})
 	}
 }
+
+// TestParityOraclePristinePaths: a self-hosting build (here a counter standing for a compiler
+// that builds the next compiler) is built, for each gold, by the pristine tree's build output
+// when oracle_pristine_paths names it, and by the previous gold's without.
+func TestParityOraclePristinePaths(t *testing.T) {
+	files := map[string]string{".gitignore": "built/\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	for _, tc := range []struct {
+		name      string
+		paths     []string
+		builtWith []string
+	}{
+		{name: "restored before each gold", paths: []string{"built/compiler"}, builtWith: []string{"0", "1", "1"}},
+		{name: "without: each gold is built by the previous one's output", builtWith: []string{"0", "1", "2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixtureOf(t, files, func(b *Bundle) {
+				b.OraclePristinePaths = tc.paths
+				b.Setup = &Command{Command: "mkdir -p built && echo 0 > built/compiler"}
+				b.Build = &Command{Command: `n=$(cat built/compiler); echo "built with compiler $n"; echo $((n+1)) > built/compiler`}
+			})
+			var log strings.Builder
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: t.TempDir(), Oracle: true, TestUser: testUser, Log: &log})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, log.String())
+			}
+			if got[reward.KeyReward] != 1 {
+				t.Errorf("reward = %v", got)
+			}
+			var builtWith []string
+			for _, line := range strings.Split(log.String(), "\n") {
+				if n, ok := strings.CutPrefix(line, "built with compiler "); ok {
+					builtWith = append(builtWith, n)
+				}
+			}
+			if d := cmp.Diff(tc.builtWith, builtWith); d != "" {
+				t.Errorf("the pristine build and each gold's were built with (-want +got):\n%s\n%s", d, log.String())
+			}
+		})
+	}
+	t.Run("a path that cannot be archived is a grader failure naming the field", func(t *testing.T) {
+		f := newFixtureOf(t, files, func(b *Bundle) { b.OraclePristinePaths = []string{"built/none"} })
+		_, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: t.TempDir(), Oracle: true, TestUser: testUser})
+		sweeptest.ErrorContains(t, err, "cannot snapshot oracle_pristine_paths built/none: tar -cf")
+	})
+}

@@ -243,6 +243,12 @@ func TestLoadBundleRejects(t *testing.T) {
 			b.Build = &Command{Command: "make"}
 			b.CMakeBuildDir = "../build"
 		}, want: `cmake_build_dir "../build" must be absolute or a path inside the workdir`},
+		{name: "absolute pristine path", edit: func(b *Bundle) { b.OraclePristinePaths = []string{"bin/nim", "/usr/bin/nim"} },
+			want: `oracle_pristine_paths[1] "/usr/bin/nim" must be a path inside the workdir, relative to it`},
+		{name: "pristine path above the workdir", edit: func(b *Bundle) { b.OraclePristinePaths = []string{"bin/../../nim"} },
+			want: `oracle_pristine_paths[0] "bin/../../nim" must be a path inside the workdir`},
+		{name: "empty pristine path", edit: func(b *Bundle) { b.OraclePristinePaths = []string{""} },
+			want: `oracle_pristine_paths[0] "" must be a path inside the workdir`},
 		{name: "negative build jobs", edit: func(b *Bundle) { b.BuildJobs = -2 },
 			want: "build_jobs is -2: give a positive number of parallel build jobs, or leave it out for 4"},
 		{name: "absolute cmake build dir", edit: func(b *Bundle) {
