@@ -89,6 +89,12 @@ func TestClassify(t *testing.T) {
 			s.JobComplete = true
 			s.Summary = done("", map[string]float64{"reward": 0, "grader_failed": 1})
 		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: "m"}},
+		// SWE-sweep's nine-key form: n_subtasks 0 and every scoring key present, yet not measured
+		// (never harvested, so never bounds-checked against the trial's declared bugs).
+		"grader failed with all nine keys": {st: verifier, obs: func(s *Stage) {
+			s.JobComplete = true
+			s.Summary = done("", reward.EvaluationFailed())
+		}, want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.GraderFailed, Message: "m"}},
 		"reward missing": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(reasons.RewardMissing, nil) },
 			want: Verdict{Done: true, Class: ClassVerifier, Reason: reasons.RewardMissing, Message: "m"}},
 		"no rewards and no reason": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = &podcontract.Summary{Done: true} },

@@ -117,7 +117,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "n_partial": 0, "visible_ok": 1, "n_regressions": 0, "agent_patch_applied": 1, "agent_build_ok": 1, "grader_failed": 0}},
 		{name: "grader crash", grader: pc.GraderSWESweep, bundle: map[string]string{"bundle.json": "{"},
 			wantReason: reasons.GraderFailed, wantMsg: "the grader reported grader_failed",
-			wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
+			wantRewards: reward.EvaluationFailed()},
 		{name: "unknown grader", grader: "magic", wantReason: reasons.GraderFailed, wantMsg: `unknown grader "magic": use one of `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

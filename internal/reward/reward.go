@@ -36,6 +36,9 @@ import (
 const (
 	FileJSON = "reward.json"
 	FileText = "reward.txt"
+	// FileGraderError holds, beside reward.json, why a grader that could not grade failed
+	// (one line of text), as SWE-sweep's grader writes it.
+	FileGraderError = "grader_error.txt"
 )
 
 // Keys of a result. A reward-only task writes only KeyReward; SWE-sweep's graders write all.
@@ -68,8 +71,20 @@ const (
 // Result is a verifier's result: key to finite number.
 type Result map[string]float64
 
-// GraderFailed is the result of a grader that could not grade.
+// GraderFailed is the result of a grader that could not grade, nor write its own failure: the
+// bare form SWE-sweep writes only when its grader crashed before it could (its scoring skips
+// the file, for lack of the scoring keys; ours counts it as an evaluation failure).
 func GraderFailed() Result { return Result{KeyReward: 0, KeyGraderFailed: 1} }
+
+// EvaluationFailed is the result a grader writes when its evaluation failed (a setup that
+// failed, a pristine run with nothing to read, an error of its own): all nine keys, as
+// SWE-sweep's grader folds such an error, so that SWE-sweep's scoring reads the file and lists
+// the task among its evaluation failures. No bug was graded (n_subtasks 0); agent_patch_applied
+// and agent_build_ok are 1, SWE-sweep's defaults when nothing said otherwise. Not measured.
+func EvaluationFailed() Result {
+	return Result{KeyReward: 0, KeySubtasks: 0, KeyResolved: 0, KeyPartial: 0, KeyVisibleOK: 0, KeyRegressions: 0,
+		KeyPatchApplied: 1, KeyBuildOK: 1, KeyGraderFailed: 1}
+}
 
 // Measured reports whether the result is a measurement: a grader failure is not.
 func (r Result) Measured() bool { return r[KeyGraderFailed] < 1 }

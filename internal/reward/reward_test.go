@@ -17,6 +17,8 @@ func TestEncode(t *testing.T) {
 		wantErr string
 	}{
 		{name: "grader failed", in: GraderFailed(), want: `{"grader_failed":1,"reward":0}` + "\n"},
+		{name: "evaluation failed: SWE-sweep's nine keys", in: EvaluationFailed(),
+			want: `{"agent_build_ok":1,"agent_patch_applied":1,"grader_failed":1,"n_partial":0,"n_regressions":0,"n_resolved":0,"n_subtasks":0,"reward":0,"visible_ok":0}` + "\n"},
 		{name: "keys sorted, numbers as Go prints them", in: Result{KeyReward: 0.2, KeySubtasks: 45, KeyResolved: 9, KeyVisibleOK: 1},
 			want: `{"n_resolved":9,"n_subtasks":45,"reward":0.2,"visible_ok":1}` + "\n"},
 		{name: "empty", in: Result{}, wantErr: "reward.json is empty"},
@@ -48,10 +50,12 @@ func TestEncode(t *testing.T) {
 }
 
 func TestGraderFailedIsFresh(t *testing.T) {
-	r := GraderFailed()
-	r[KeyReward] = 1
-	if GraderFailed()[KeyReward] != 0 {
-		t.Error("GraderFailed returns a shared map")
+	for name, f := range map[string]func() Result{"GraderFailed": GraderFailed, "EvaluationFailed": EvaluationFailed} {
+		r := f()
+		r[KeyReward] = 1
+		if f()[KeyReward] != 0 {
+			t.Errorf("%s returns a shared map", name)
+		}
 	}
 }
 
@@ -74,6 +78,8 @@ func TestOutcome(t *testing.T) {
 		{name: "reward-only (reward.txt, 5-bug task): skipped, never 5/5 nor 1 bug", in: Result{KeyReward: 1},
 			want: Outcome{Measured: true, Skipped: true, Reward: 1}},
 		{name: "bare grader failure: not measured, though it lacks the scoring keys", in: GraderFailed(),
+			want: Outcome{}},
+		{name: "nine-key evaluation failure: not measured, though it has the scoring keys", in: EvaluationFailed(),
 			want: Outcome{}},
 		{name: "no visible_ok: skipped", in: Result{KeyReward: 0.5, KeySubtasks: 2, KeyResolved: 1},
 			want: Outcome{Measured: true, Skipped: true, Reward: 0.5}},

@@ -52,6 +52,13 @@ type Bundle struct {
 	// run, and again once that file is gone, as SWE-sweep reconfigures its CMake suites' build
 	// directory. Optional; needs build.
 	CMakeBuildDir string `json:"cmake_build_dir,omitempty"`
+	// BuildJobs is the number of parallel jobs the build may use, exported to every step as
+	// BuildJobsEnv, as SWE-sweep exports its build_jobs. Optional; default DefaultBuildJobs.
+	BuildJobs int `json:"build_jobs,omitempty"`
+	// OraclePristinePaths are build outputs (relative to the workdir) that oracle grading
+	// snapshots after the pristine tree's build and restores before each gold, as SWE-sweep
+	// does for self-hosting builds. Optional.
+	OraclePristinePaths []string `json:"oracle_pristine_paths,omitempty"`
 	// Visible is the suite run once to find regressions.
 	Visible Suite `json:"visible"`
 	// BaseTests names a JSON file (relative to the bundle; gzipped when it ends in .gz): the
@@ -99,6 +106,20 @@ type Bug struct {
 var DefaultTestPaths = []string{"test/**", "tests/**", "testing/**", "**/test_*.py", "**/*_test.py",
 	"**/conftest.py", "**/*_test.go", "**/testdata/**",
 	"**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml"}
+
+// BuildJobsEnv is the environment variable that gives the steps the bundle's build_jobs.
+const BuildJobsEnv = "SWESWEEP_BUILD_JOBS"
+
+// DefaultBuildJobs is the build_jobs of a bundle that declares none: SWE-sweep's default.
+const DefaultBuildJobs = 4
+
+// buildJobs is the bundle's build_jobs, or the default.
+func (b *Bundle) buildJobs() int {
+	if b.BuildJobs > 0 {
+		return b.BuildJobs
+	}
+	return DefaultBuildJobs
+}
 
 // Default timeouts of commands that declare none: SWE-sweep's evaluation defaults.
 const (
@@ -158,6 +179,14 @@ func (b *Bundle) check(dir string) error {
 		if !filepath.IsAbs(b.CMakeBuildDir) && !filepath.IsLocal(b.CMakeBuildDir) {
 			errs = append(errs, fmt.Errorf("cmake_build_dir %q must be absolute or a path inside the workdir", b.CMakeBuildDir))
 		}
+	}
+	for i, p := range b.OraclePristinePaths {
+		if !filepath.IsLocal(p) {
+			errs = append(errs, fmt.Errorf("oracle_pristine_paths[%d] %q must be a path inside the workdir, relative to it", i, p))
+		}
+	}
+	if b.BuildJobs < 0 {
+		errs = append(errs, fmt.Errorf("build_jobs is %d: give a positive number of parallel build jobs, or leave it out for %d", b.BuildJobs, DefaultBuildJobs))
 	}
 	if b.Setup != nil && b.Setup.Command == "" {
 		errs = append(errs, errors.New("setup.command is empty"))
@@ -252,7 +281,8 @@ func (b *Bundle) baseTests(dir string) (BaseResults, error) {
 	return res, nil
 }
 
-// selectBugs returns the bugs named in ids (all when ids is empty).
+// selectBugs returns the bugs named in ids (all when ids is empty), in the order given; an id
+// named twice is graded once, at its first place.
 func (b *Bundle) selectBugs(ids []string) ([]Bug, error) {
 	if len(ids) == 0 {
 		return b.Bugs, nil
@@ -262,12 +292,16 @@ func (b *Bundle) selectBugs(ids []string) ([]Bug, error) {
 		byID[bug.ID] = bug
 	}
 	var out []Bug
+	picked := map[string]bool{}
 	for _, id := range ids {
 		bug, ok := byID[id]
 		if !ok {
 			return nil, fmt.Errorf("no bug %q in the bundle", id)
 		}
-		out = append(out, bug)
+		if !picked[id] {
+			picked[id] = true
+			out = append(out, bug)
+		}
 	}
 	return out, nil
 }

@@ -157,7 +157,9 @@ const EvalSchema = "sweep-eval/1"
 
 // Run grades and writes OutDir/reward.json, OutDir/eval.json and, when the result has a
 // cause the trial shows, OutDir/verdict.json. It returns an error when the grader failed;
-// reward.json then holds reward.GraderFailed().
+// reward.json then holds reward.EvaluationFailed() (or, after a pristine-tree regression, the
+// oracle's result marked grader_failed) and OutDir/grader_error.txt the error, as SWE-sweep's
+// grader writes them.
 func Run(ctx context.Context, o Options) (reward.Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -173,7 +175,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	})
 	if err != nil {
 		if result == nil {
-			result = reward.GraderFailed()
+			result = reward.EvaluationFailed()
 		}
 		ev.Error = err.Error()
 		ev.Verdict = nil
@@ -181,7 +183,7 @@ func Run(ctx context.Context, o Options) (reward.Result, error) {
 	ev.Reward = result
 	ev.Timings["total"] = total
 	ev.SweepEval = sweepEval(ev, result, time.Now())
-	if werr := writeOutputs(o.OutDir, result, ev); werr != nil && err == nil {
+	if werr := writeOutputs(o.OutDir, result, ev, err); werr != nil && err == nil {
 		err = werr
 	}
 	return result, err
@@ -210,7 +212,9 @@ func grade(ctx context.Context, o Options, ev *Eval) (reward.Result, error) {
 	return r.Result(), nil
 }
 
-func writeOutputs(dir string, result reward.Result, ev *Eval) error {
+// writeOutputs writes the result files; graderErr (the grader's failure, or nil) goes to
+// grader_error.txt, which is removed when there is none.
+func writeOutputs(dir string, result reward.Result, ev *Eval, graderErr error) error {
 	rb, err := reward.Encode(result)
 	if err != nil {
 		return err
@@ -225,7 +229,11 @@ func writeOutputs(dir string, result reward.Result, ev *Eval) error {
 			return err
 		}
 	}
-	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, verdict)
+	failure := steps.File{Name: reward.FileGraderError}
+	if graderErr != nil {
+		failure.Data = []byte(graderErr.Error() + "\n")
+	}
+	return steps.WriteResults(dir, steps.File{Name: reward.FileJSON, Data: rb}, steps.File{Name: pc.RecordEval, Data: eb}, verdict, failure)
 }
 
 type grader struct {
@@ -243,9 +251,13 @@ type grader struct {
 	gitDir *steps.PinnedGitDir
 	// hidden are each bug's test patch paths, as git reads them.
 	hidden map[string][]string
+	// unreadableTests: in oracle grading, why git cannot read a bug's test patch against the
+	// base; that bug is then recorded broken instead of failing the grading.
+	unreadableTests map[string]string
 	// scratch holds the grader's own files (suite output), private to root; pluginDir holds
-	// the result channel's plugin, which the tests read but cannot write.
-	scratch, pluginDir string
+	// the result channel's plugin, which the tests read but cannot write; snapshotDir, the test
+	// identity's, the oracle's snapshot of oracle_pristine_paths.
+	scratch, pluginDir, snapshotDir string
 	// visibleMeasured: the visible suite produced results to read.
 	visibleMeasured bool
 	// reconfigurePending: the CMake build tree was last configured with a file a patch added,
@@ -305,7 +317,7 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 		ignored[id] = true
 	}
 	g := &grader{o: o, ev: ev, bundle: b, bugs: bugs, baseTests: base.Passing, ignored: ignored, tests: tests,
-		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}, hidden: map[string][]string{}}
+		repo: steps.Repo{Dir: workdir, Base: b.BaseRef}, hidden: map[string][]string{}, unreadableTests: map[string]string{}}
 	if g.scratch, err = os.MkdirTemp("", "sweep-grader-"); err != nil {
 		return nil, err
 	}
@@ -323,7 +335,11 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 	}
 	for _, bug := range bugs {
 		paths, err := g.repo.PatchPaths(filepath.Join(o.BundleDir, bug.TestPatch))
-		if err != nil {
+		switch {
+		case err != nil && o.Oracle:
+			g.unreadableTests[bug.ID] = err.Error()
+		case err != nil:
+			// A broken task, never the model's 0 (SWE-sweep leaves the bug unresolved).
 			g.cleanup()
 			return nil, fmt.Errorf("bug %s: test patch %s: %w", bug.ID, bug.TestPatch, err)
 		}
@@ -344,7 +360,7 @@ func (g *grader) cleanup() {
 	if g.gitDir != nil {
 		_ = g.gitDir.Close() // a directory opened to read
 	}
-	for _, d := range []string{g.scratch, g.pluginDir} {
+	for _, d := range []string{g.scratch, g.pluginDir, g.snapshotDir} {
 		if d != "" {
 			_ = os.RemoveAll(d)
 		}
@@ -457,9 +473,9 @@ func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
 	return Score(len(g.bugs), outcomes, Visible{Measured: g.visibleMeasured, Regressions: len(g.ev.Regressions)}, applied, true), nil
 }
 
-// gradeOracle checks the bundle itself: the pristine tree must build and pass its base tests
-// (anything else is the bundle's fault, a grader error), and each bug is graded with its own
-// oracle patch on a fresh tree, guarded as an agent's patch is.
+// gradeOracle checks the bundle itself: the pristine tree must build and its visible run must
+// have results (otherwise a grader error), and each bug is graded with its own oracle patch on
+// a fresh tree (gradeOnGold), which records a broken bug on the bug.
 func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	if err := g.timed("reset", func() error { return g.reset(ctx) }); err != nil {
 		return Reward{}, err
@@ -476,40 +492,13 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 	// A regression of the pristine tree is the environment's, not a patch's: the golds are
 	// still graded, for diagnosis, and the result is then marked not measured (SWE-sweep).
 	regressions := len(g.ev.Regressions)
+	if err := g.snapshotPristine(ctx); err != nil {
+		return Reward{}, err
+	}
 	var outcomes []BugOutcome
 	err := g.timed("bugs", func() error {
 		for _, bug := range g.bugs {
-			if bug.OraclePatch == "" {
-				return fmt.Errorf("bug %s has no oracle_patch", bug.ID)
-			}
-			// As SWE-sweep: the hidden tests first, then the fix, then the build (a build may
-			// compile the tests, and a fix that changes an API builds only with its tests).
-			if err := g.reset(ctx); err != nil {
-				return err
-			}
-			if err := g.enforce("bug " + bug.ID + "'s oracle"); err != nil {
-				return err
-			}
-			if msg, err := g.repo.Apply(filepath.Join(g.o.BundleDir, bug.TestPatch), false); err != nil {
-				return fmt.Errorf("bug %s: test patch does not apply: %s", bug.ID, msg)
-			}
-			oracle := filepath.Join(g.o.BundleDir, bug.OraclePatch)
-			if msg, err := g.repo.Apply(oracle, false); err != nil {
-				return fmt.Errorf("bug %s: oracle patch does not apply onto its tests: %s", bug.ID, msg)
-			}
-			data, err := os.ReadFile(oracle)
-			if err != nil {
-				return err
-			}
-			test, err := os.ReadFile(filepath.Join(g.o.BundleDir, bug.TestPatch))
-			if err != nil {
-				return err
-			}
-			fix := ParsePatch(data)
-			if err := g.buildWithTests(ctx, append(slices.Clone(g.hidden[bug.ID]), fix.Paths()...), addsSource(fix, ParsePatch(test))); err != nil {
-				return fmt.Errorf("bug %s: build fails with its tests and the oracle patch: %w", bug.ID, err)
-			}
-			rep, err := g.runBug(ctx, bug, true)
+			rep, err := g.gradeOnGold(ctx, bug)
 			if err != nil {
 				return err
 			}
@@ -526,6 +515,65 @@ func (g *grader) gradeOracle(ctx context.Context) (Reward, error) {
 		return r, &pristineRegression{regressions: g.ev.Regressions}
 	}
 	return r, nil
+}
+
+// gradeOnGold grades one bug on its own gold, in SWE-sweep's order: reset (and restore the
+// oracle_pristine_paths), the hidden tests, then the fix, then the build (a build may compile
+// the tests, and a fix that changes an API builds only with its tests), then the targeted run. As in SWE-sweep, what is wrong with this
+// one bug (a test patch or gold that does not apply, no gold, a gold that does not build) is
+// recorded on it and leaves it unresolved, so that the oracle scores below 1 and says which
+// bug is broken; only a failure of the grading itself is an error.
+func (g *grader) gradeOnGold(ctx context.Context, bug Bug) (BugReport, error) {
+	broken := func(testApplied bool, why string) (BugReport, error) {
+		rep := BugReport{ID: bug.ID, TestApplied: testApplied, Error: why, Targeted: []string{}, BugOutcome: OutcomeOf(bug.FailToPass, nil)}
+		if data, err := os.ReadFile(filepath.Join(g.o.BundleDir, bug.TestPatch)); err == nil {
+			rep.Targeted = orEmpty(testFuncNames(data))
+		}
+		fmt.Fprintf(g.o.Log, "[grader] bug %s: %s\n", bug.ID, why)
+		g.ev.Bugs = append(g.ev.Bugs, rep)
+		return rep, nil
+	}
+	if why, ok := g.unreadableTests[bug.ID]; ok {
+		return broken(false, "test patch does not apply: "+why)
+	}
+	if err := g.reset(ctx); err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	if err := g.restorePristine(ctx); err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	if err := g.enforce("bug " + bug.ID + "'s oracle"); err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	testPatch := filepath.Join(g.o.BundleDir, bug.TestPatch)
+	if msg, err := g.repo.Apply(testPatch, false); err != nil {
+		return broken(false, "test patch does not apply: "+msg)
+	}
+	if bug.OraclePatch == "" {
+		return broken(true, "the bug has no oracle_patch")
+	}
+	oracle := filepath.Join(g.o.BundleDir, bug.OraclePatch)
+	if msg, err := g.repo.Apply(oracle, false); err != nil {
+		return broken(true, "oracle patch does not apply onto its tests: "+msg)
+	}
+	data, err := os.ReadFile(oracle)
+	if err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	test, err := os.ReadFile(testPatch)
+	if err != nil {
+		return BugReport{ID: bug.ID}, err
+	}
+	fix := ParsePatch(data)
+	err = g.buildWithTests(ctx, append(slices.Clone(g.hidden[bug.ID]), fix.Paths()...), addsSource(fix, ParsePatch(test)))
+	var failed *buildFailed
+	if errors.As(err, &failed) {
+		return broken(true, "the build fails with its tests and the oracle patch: "+failed.Error())
+	}
+	if err != nil {
+		return BugReport{ID: bug.ID}, fmt.Errorf("bug %s: building with its tests and the oracle patch: %w", bug.ID, err)
+	}
+	return g.runBug(ctx, bug, true)
 }
 
 // pristineRegression: base tests do not pass on the pristine tree. The bundle or the
@@ -721,6 +769,8 @@ func (g *grader) runBuild(ctx context.Context, agent bool, edited []string, adde
 			return notStarted(rep)
 		case rep.TimedOut && agent:
 			return &hang{step: stepBuild, command: rep.Command, limit: limit, report: last}
+		case (rep.TimedOut || rep.ExitCode != 0) && i == len(commands)-1:
+			return &buildFailed{msg: what + " " + describe(rep)}
 		case rep.TimedOut || rep.ExitCode != 0:
 			return fmt.Errorf("%s %s", what, describe(rep))
 		}
@@ -730,6 +780,12 @@ func (g *grader) runBuild(ctx context.Context, agent bool, edited []string, adde
 	}
 	return nil
 }
+
+// buildFailed: the build command ran and failed (a non-zero exit, or a timeout where that is
+// no hang to attribute), as opposed to a build the grader could not run.
+type buildFailed struct{ msg string }
+
+func (e *buildFailed) Error() string { return e.msg }
 
 // reconfigureCommand is the CMake reconfigure due before a build or targeted run, or "" when
 // none is: the bundle has a cmake_build_dir and the patches in place add a C or C++ file

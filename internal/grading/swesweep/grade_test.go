@@ -92,6 +92,13 @@ func TestGradeAgentPatch(t *testing.T) {
 			}},
 		{name: "bug subset", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")}, bugs: []string{"mul"},
 			want: Reward{Reward: 1, NSubtasks: 1, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+		{name: "a bug named twice is graded once", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")}, bugs: []string{"mul", "add", "mul"},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				if len(ev.Bugs) != 2 || ev.Bugs[0].ID != "mul" || ev.Bugs[1].ID != "add" {
+					t.Errorf("bugs = %+v", ev.Bugs)
+				}
+			}},
 		{name: "regression scores 0", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, brokenNeg)},
 			want: Reward{NSubtasks: 2, NResolved: 2, NRegressions: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
 			check: func(t *testing.T, ev Eval) {
@@ -306,11 +313,7 @@ func TestGraderFailures(t *testing.T) {
 			writeBundle(t, f.bundle, *b)
 			return Options{BundleDir: f.bundle}
 		}, want: "the pristine tree's visible suite produced no results to read"},
-		{name: "oracle patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
-			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/add/fix.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
-			return Options{BundleDir: f.bundle}
-		}, want: "bug add: oracle patch does not apply"},
-		{name: "oracle test patch does not apply", oracle: true, setup: func(t *testing.T, f fixture) Options {
+		{name: "test patch does not apply to the base", setup: func(t *testing.T, f fixture) Options {
 			sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
 			return Options{BundleDir: f.bundle}
 		}, want: "bug mul: test patch bugs/mul/test.patch: git apply"},
@@ -342,13 +345,16 @@ func TestGraderFailures(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
-			if d := cmp.Diff(reward.GraderFailed(), got); d != "" {
+			if d := cmp.Diff(reward.EvaluationFailed(), got); d != "" {
 				t.Errorf("reward (-want +got):\n%s", d)
 			}
 			var fromFile reward.Result
 			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, reward.FileJSON), &fromFile)
-			if d := cmp.Diff(reward.GraderFailed(), fromFile); d != "" {
+			if d := cmp.Diff(reward.EvaluationFailed(), fromFile); d != "" {
 				t.Errorf("reward.json (-want +got):\n%s", d)
+			}
+			if b, rerr := os.ReadFile(filepath.Join(o.OutDir, reward.FileGraderError)); rerr != nil || string(b) != err.Error()+"\n" {
+				t.Errorf("%s = %q, %v; want the error %q", reward.FileGraderError, b, rerr, err)
 			}
 			var ev Eval
 			sweeptest.ReadJSON(t, filepath.Join(o.OutDir, "eval.json"), &ev)

@@ -300,6 +300,9 @@ func TestParityOracleGradesOnAfterPristineRegression(t *testing.T) {
 	if d := cmp.Diff([]string{"tests/test_visible.py::test_gone"}, ev.Regressions); d != "" {
 		t.Errorf("regressions (-want +got):\n%s", d)
 	}
+	if _, why := readFailure(t, out); why != err.Error()+"\n" {
+		t.Errorf("%s = %q, want the error", reward.FileGraderError, why)
+	}
 }
 
 // TestParityIgnoredTests: base_tests in SWE-sweep's form, gzipped or not: a test it declares
@@ -523,5 +526,234 @@ func TestParityCMakeReconfigure(t *testing.T) {
 		if mul := ev.Bugs[1]; mul.Resolved || mul.Error != "the CMake reconfigure exited with 1" || mul.Suite != nil {
 			t.Errorf("bug mul = %+v", mul)
 		}
+	})
+}
+
+// readFailure is what a grading left in out of a grader failure: reward.json and
+// grader_error.txt ("" when there is none).
+func readFailure(t *testing.T, out string) (reward.Result, string) {
+	t.Helper()
+	var r reward.Result
+	sweeptest.ReadJSON(t, filepath.Join(out, reward.FileJSON), &r)
+	b, err := os.ReadFile(filepath.Join(out, reward.FileGraderError))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return r, string(b)
+}
+
+// TestParityGraderFailureShape: a failure of the evaluation itself (here a setup that fails)
+// writes SWE-sweep's nine keys with n_subtasks 0 and grader_failed 1, which SWE-sweep's scoring
+// lists among its evaluation failures (the bare two-key form it would skip), and the reason in
+// grader_error.txt; a later grading into the same directory removes the stale reason.
+func TestParityGraderFailureShape(t *testing.T) {
+	files := map[string]string{".gitignore": "*.done\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	f := newFixtureOf(t, files, func(b *Bundle) { b.Setup = &Command{Command: "test -f setup.done || { touch setup.done; exit 3; }"} })
+	out := t.TempDir()
+	_, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), out))
+	sweeptest.ErrorContains(t, err, "the setup command exited with 3 on the pristine tree")
+	got, why := readFailure(t, out)
+	want := Reward{AgentPatchApplied: 1, AgentBuildOK: 1, GraderFailed: 1}.Result()
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("reward.json (-want +got):\n%s", d)
+	}
+	if why != err.Error()+"\n" {
+		t.Errorf("%s = %q, want %q", reward.FileGraderError, why, err.Error()+"\n")
+	}
+	// setup.done is ignored, so it stays: the second setup passes.
+	if _, err := Run(context.Background(), f.options(filepath.Join(t.TempDir(), "none"), out)); err != nil {
+		t.Fatal(err)
+	}
+	if got, why := readFailure(t, out); got[reward.KeyGraderFailed] != 0 || why != "" {
+		t.Errorf("after a grading that succeeded: reward.json %v, %s %q", got, reward.FileGraderError, why)
+	}
+}
+
+// notAPatchOfTheTree applies to no tree of the fixture.
+const notAPatchOfTheTree = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+
+// TestParityOracleRecordsBrokenBugs: in oracle grading, what is wrong with one bug (a test
+// patch or gold that does not apply, no gold, a gold that does not build) is recorded on that
+// bug, which stays unresolved, and the grading goes on: the oracle scores below 1 and is
+// measured, and eval.json's subtask says why.
+func TestParityOracleRecordsBrokenBugs(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		edit        func(*Bundle)
+		files       map[string]string // bundle files to overwrite
+		broken      string
+		testApplied bool
+		why         string
+	}{
+		{name: "a test patch that does not apply to the base", files: map[string]string{"bugs/mul/test.patch": notAPatchOfTheTree},
+			broken: "mul", why: "test patch does not apply: "},
+		{name: "a gold that does not apply onto its tests", files: map[string]string{"bugs/add/fix.patch": notAPatchOfTheTree},
+			broken: "add", testApplied: true, why: "oracle patch does not apply onto its tests: "},
+		{name: "no gold", edit: func(b *Bundle) { b.Bugs[1].OraclePatch = "" }, broken: "mul", testApplied: true, why: "the bug has no oracle_patch"},
+		// The pristine tree and add's gold build; mul's gold (a * b) does not.
+		{name: "a gold that does not build", edit: func(b *Bundle) { b.Build = &Command{Command: `! grep -q 'a \* b' calc.py`} },
+			broken: "mul", testApplied: true, why: "the build fails with its tests and the oracle patch: build exited with 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.edit)
+			sweeptest.WriteFiles(t, f.bundle, tc.files)
+			out := t.TempDir()
+			var log strings.Builder
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: out, Oracle: true, TestUser: testUser, Log: &log})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, log.String())
+			}
+			want := Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}.Result()
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("reward (-want +got):\n%s", d)
+			}
+			var ev Eval
+			sweeptest.ReadJSON(t, filepath.Join(out, "eval.json"), &ev)
+			if len(ev.Subtasks) != 2 || ev.Error != "" {
+				t.Fatalf("eval.json: subtasks %+v, error %q", ev.Subtasks, ev.Error)
+			}
+			for _, s := range ev.Subtasks {
+				why, _ := s.Detail["error"].(string)
+				if s.SubtaskID != tc.broken {
+					if !s.Resolved || why != "" {
+						t.Errorf("the sound bug %s: %+v", s.SubtaskID, s)
+					}
+					continue
+				}
+				if s.Resolved || s.TestApplied != tc.testApplied || !strings.HasPrefix(why, tc.why) {
+					t.Errorf("the broken bug %s: resolved %v, test_applied %v, detail.error %q; want test_applied %v and %q",
+						s.SubtaskID, s.Resolved, s.TestApplied, why, tc.testApplied, tc.why)
+				}
+			}
+			if _, why := readFailure(t, out); why != "" {
+				t.Errorf("%s = %q, want none", reward.FileGraderError, why)
+			}
+		})
+	}
+}
+
+// TestParityAgentBrokenTestPatch: grading an agent, a test patch that does not apply to the
+// base is a broken task, so a grader failure (SWE-sweep leaves that bug unresolved, the
+// model's 0: a difference kept, docs/task-format.md).
+func TestParityAgentBrokenTestPatch(t *testing.T) {
+	f := newFixture(t, nil)
+	sweeptest.WriteFiles(t, f.bundle, map[string]string{"bugs/mul/test.patch": notAPatchOfTheTree})
+	out := t.TempDir()
+	got, err := Run(context.Background(), f.options(f.agentPatch(t, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")}), out))
+	sweeptest.ErrorContains(t, err, "bug mul: test patch bugs/mul/test.patch: git apply")
+	if d := cmp.Diff(reward.EvaluationFailed(), got); d != "" {
+		t.Errorf("reward (-want +got):\n%s", d)
+	}
+}
+
+// TestParityProcessLevelFailure: a bug whose fail_to_pass is SWE-sweep's process-level marker
+// counts every test of its targeted run that passed or failed as fail-to-pass, so a run where
+// some pass and some fail is partial (with the named test alone, test_add_negative is another
+// test that failed: neither resolved nor partial).
+func TestParityProcessLevelFailure(t *testing.T) {
+	runAgentCases(t, []agentCase{
+		{name: "some pass, some fail: partial", edits: map[string]string{"calc.py": calc(partialAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				targetedRun(b)
+				b.Bugs[0].FailToPass = []string{ProcessLevelFailure}
+			},
+			want: Reward{Reward: 0.5, NSubtasks: 2, NResolved: 1, NPartial: 1, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1},
+			check: func(t *testing.T, ev Eval) {
+				add := ev.Subtasks[0]
+				if d := cmp.Diff([]string{"tests/test_bug_add.py::test_add_negative"}, add.F2PFailed); d != "" || len(add.P2PFailed) != 0 || len(ev.Bugs[0].Missing) != 0 {
+					t.Errorf("subtask add = %+v, missing %v; f2p failed (-want +got):\n%s", add, ev.Bugs[0].Missing, d)
+				}
+			}},
+		{name: "all pass: resolved", edits: map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")},
+			edit: func(b *Bundle) {
+				targetedRun(b)
+				b.Bugs[0].FailToPass = []string{ProcessLevelFailure}
+			},
+			want: Reward{Reward: 1, NSubtasks: 2, NResolved: 2, VisibleOK: 1, AgentPatchApplied: 1, AgentBuildOK: 1}},
+	})
+}
+
+// TestParityBuildJobs: the bundle's build_jobs (SWE-sweep's default 4 when it has none) reaches
+// the setup and the build as SWESWEEP_BUILD_JOBS, whatever the grader's own environment says.
+func TestParityBuildJobs(t *testing.T) {
+	t.Setenv(BuildJobsEnv, "99")
+	for _, tc := range []struct {
+		name string
+		jobs int
+		want string
+	}{{name: "default", want: "4"}, {name: "declared", jobs: 7, want: "7"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, func(b *Bundle) {
+				b.BuildJobs = tc.jobs
+				b.Setup = &Command{Command: `echo "setup jobs=$SWESWEEP_BUILD_JOBS"`}
+				b.Build = &Command{Command: `echo "build jobs=$SWESWEEP_BUILD_JOBS"`}
+			})
+			var log strings.Builder
+			o := f.options(f.agentPatch(t, map[string]string{"calc.py": calc(fixedAdd, fixedMul, "")}), t.TempDir())
+			o.Log = &log
+			got, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[reward.KeyReward] != 1 {
+				t.Errorf("reward = %v", got)
+			}
+			for _, want := range []string{"setup jobs=" + tc.want + "\n", "build jobs=" + tc.want + "\n"} {
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("the log lacks %q:\n%s", want, log.String())
+				}
+			}
+		})
+	}
+}
+
+// TestParityOraclePristinePaths: a self-hosting build (here a counter standing for a compiler
+// that builds the next compiler) is built, for each gold, by the pristine tree's build output
+// when oracle_pristine_paths names it, and by the previous gold's without.
+func TestParityOraclePristinePaths(t *testing.T) {
+	files := map[string]string{".gitignore": "built/\n"}
+	for k, v := range baseFiles {
+		files[k] = v
+	}
+	for _, tc := range []struct {
+		name      string
+		paths     []string
+		builtWith []string
+	}{
+		{name: "restored before each gold", paths: []string{"built/compiler"}, builtWith: []string{"0", "1", "1"}},
+		{name: "without: each gold is built by the previous one's output", builtWith: []string{"0", "1", "2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixtureOf(t, files, func(b *Bundle) {
+				b.OraclePristinePaths = tc.paths
+				b.Setup = &Command{Command: "mkdir -p built && echo 0 > built/compiler"}
+				b.Build = &Command{Command: `n=$(cat built/compiler); echo "built with compiler $n"; echo $((n+1)) > built/compiler`}
+			})
+			var log strings.Builder
+			got, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: t.TempDir(), Oracle: true, TestUser: testUser, Log: &log})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, log.String())
+			}
+			if got[reward.KeyReward] != 1 {
+				t.Errorf("reward = %v", got)
+			}
+			var builtWith []string
+			for _, line := range strings.Split(log.String(), "\n") {
+				if n, ok := strings.CutPrefix(line, "built with compiler "); ok {
+					builtWith = append(builtWith, n)
+				}
+			}
+			if d := cmp.Diff(tc.builtWith, builtWith); d != "" {
+				t.Errorf("the pristine build and each gold's were built with (-want +got):\n%s\n%s", d, log.String())
+			}
+		})
+	}
+	t.Run("a path that cannot be archived is a grader failure naming the field", func(t *testing.T) {
+		f := newFixtureOf(t, files, func(b *Bundle) { b.OraclePristinePaths = []string{"built/none"} })
+		_, err := Run(context.Background(), Options{BundleDir: f.bundle, OutDir: t.TempDir(), Oracle: true, TestUser: testUser})
+		sweeptest.ErrorContains(t, err, "cannot snapshot oracle_pristine_paths built/none: tar -cf")
 	})
 }

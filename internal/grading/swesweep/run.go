@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -158,7 +159,7 @@ func (g *grader) readResults(root *os.Root, s Suite, out *os.File) (testresults.
 // step replaced it. The error is the grader's: the .git could not be put back.
 func (g *grader) shell(ctx context.Context, command string, limit time.Duration, out io.Writer, withEnv func([]string) []string, extra []*os.File) (StepReport, error) {
 	fmt.Fprintf(g.o.Log, "[grader] $ %s\n", command)
-	env := untrustedEnv(os.Environ())
+	env := untrustedEnv(os.Environ(), g.bundle.buildJobs())
 	if withEnv != nil {
 		env = withEnv(env)
 	}
@@ -187,9 +188,11 @@ func (g *grader) shell(ctx context.Context, command string, limit time.Duration,
 // .pth or usercustomize there would run before pytest), and no bytecode written into the tree.
 // None of these changes what a legitimate suite reports. PYTHONSAFEPATH is not set: the
 // bundles' builds and suites import the project from the current directory; the guard keeps
-// that directory free of shadowing modules instead.
-func untrustedEnv(env []string) []string {
-	set := map[string]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+// that directory free of shadowing modules instead. BuildJobsEnv is the bundle's build_jobs,
+// as SWE-sweep exports it to its builds.
+func untrustedEnv(env []string, buildJobs int) []string {
+	set := map[string]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+		BuildJobsEnv: strconv.Itoa(buildJobs)}
 	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
 		if k, _, _ := strings.Cut(kv, "="); set[k] == "" {

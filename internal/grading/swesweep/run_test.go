@@ -8,8 +8,8 @@ import (
 )
 
 func TestUntrustedEnv(t *testing.T) {
-	got := untrustedEnv([]string{"PATH=/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=", "PYTHONNOUSERSITE=0", "PYTHONPATH=/x"})
-	want := []string{"PATH=/bin", "PYTHONPATH=/x", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1", "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1"}
+	got := untrustedEnv([]string{"PATH=/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=", "PYTHONNOUSERSITE=0", "PYTHONPATH=/x", "SWESWEEP_BUILD_JOBS=64"}, 3)
+	want := []string{"PATH=/bin", "PYTHONPATH=/x", "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1", "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "SWESWEEP_BUILD_JOBS=3"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("untrustedEnv (-want +got):\n%s", d)
 	}

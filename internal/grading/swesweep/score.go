@@ -27,12 +27,26 @@ type BugOutcome struct {
 	F2PSkipped []string `json:"f2p_skipped,omitempty"`
 }
 
+// ProcessLevelFailure in a bug's fail_to_pass says, as in SWE-sweep, that its reproduction
+// could tell only which targeted run failed, not which test: every test of the run that passed
+// or failed then counts as fail-to-pass. It names no test.
+const ProcessLevelFailure = "__process_level_failure__"
+
 // OutcomeOf judges a bug's targeted run res; failToPass splits its tests into the bug's own
 // (f2p) and the others the run reported (p2p).
 func OutcomeOf(failToPass []string, res testresults.Results) BugOutcome {
 	f2p := map[string]bool{}
 	for _, id := range failToPass {
 		f2p[id] = true
+	}
+	processLevel := f2p[ProcessLevelFailure]
+	if processLevel {
+		delete(f2p, ProcessLevelFailure)
+		for id, st := range res {
+			if st == testresults.Passed || st == testresults.Failed || st == testresults.Error {
+				f2p[id] = true
+			}
+		}
 	}
 	o := BugOutcome{Passed: []string{}, Failed: []string{}, F2PPassed: []string{}, P2PPassed: []string{}, F2PFailed: []string{}, P2PFailed: []string{}}
 	for _, id := range slices.Sorted(maps.Keys(res)) {
@@ -59,7 +73,7 @@ func OutcomeOf(failToPass []string, res testresults.Results) BugOutcome {
 		}
 	}
 	for _, id := range failToPass {
-		if _, ok := res[id]; !ok {
+		if _, ok := res[id]; !ok && id != ProcessLevelFailure {
 			o.Missing = append(o.Missing, id)
 		}
 	}

@@ -51,8 +51,10 @@ func targetFiles(dir string, paths []string, format testresults.Format) []string
 	return slices.Compact(files)
 }
 
-// bugCommand is the bug_tests command for one bug: {tests}, {files} and {names} replaced.
+// bugCommand is the bug_tests command for one bug: {tests}, {files} and {names} replaced
+// ({tests} without ProcessLevelFailure, which names no test).
 func bugCommand(command string, failToPass, files, names []string) string {
+	failToPass = slices.DeleteFunc(slices.Clone(failToPass), func(id string) bool { return id == ProcessLevelFailure })
 	keyword := ""
 	if len(names) > 0 {
 		keyword = "-k " + shellQuoteAll([]string{strings.Join(names, " or ")})

@@ -129,6 +129,13 @@ func TestOutcomeOf(t *testing.T) {
 		{name: "f2p failed, another failed too: not partial", f2p: []string{"a", "b"}, res: testresults.Results{"a": p, "b": f, "other": f}},
 		{name: "all skipped", f2p: []string{"a", "b"}, res: testresults.Results{"a": s, "b": x}},
 		{name: "only p2p passes, f2p fails", f2p: []string{"a"}, res: testresults.Results{"a": f, "other": p}},
+		// SWE-sweep's process-level failure: every test of the run that passed or failed is f2p.
+		{name: "process-level: everything passes", f2p: []string{ProcessLevelFailure}, res: testresults.Results{"a": p, "b": p, "s": s}, resolved: true},
+		{name: "process-level: some fail, some pass: partial", f2p: []string{ProcessLevelFailure}, res: testresults.Results{"a": p, "b": f, "c": e}, partial: true},
+		{name: "process-level: nothing passes", f2p: []string{ProcessLevelFailure}, res: testresults.Results{"b": f, "s": s}},
+		{name: "process-level: nothing ran, the marker is not missing", f2p: []string{ProcessLevelFailure}, res: nil},
+		{name: "process-level beside a named test: every test of the run is f2p", f2p: []string{ProcessLevelFailure, "a", "gone"}, res: testresults.Results{"a": p, "b": f},
+			partial: true, missing: []string{"gone"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := OutcomeOf(tc.f2p, tc.res)
@@ -146,12 +153,61 @@ func TestOutcomeOf(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("OutcomeOf (-want +got):\n%s", d)
 	}
+	got = OutcomeOf([]string{ProcessLevelFailure}, testresults.Results{"p": p, "f": f, "e": e, "s": s})
+	want = BugOutcome{Passed: []string{"p"}, Failed: []string{"e", "f"}, Other: []string{"s"},
+		F2PPassed: []string{"p"}, P2PPassed: []string{}, F2PFailed: []string{"e", "f"}, P2PFailed: []string{}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OutcomeOf, process-level (-want +got):\n%s", d)
+	}
+}
+
+func TestBugCommandLeavesOutTheProcessLevelMarker(t *testing.T) {
+	got := bugCommand("pytest {tests}", []string{"t.py::a", ProcessLevelFailure}, nil, nil)
+	if got != "pytest 't.py::a'" {
+		t.Errorf("bugCommand = %q", got)
+	}
 }
 
 func TestRegressions(t *testing.T) {
 	res := testresults.Results{"p": testresults.Passed, "s": testresults.Skipped, "x": testresults.XFail}
 	if d := cmp.Diff([]string{"missing", "s", "x"}, Regressions([]string{"p", "x", "s", "missing"}, res)); d != "" {
 		t.Errorf("Regressions (-want +got):\n%s", d)
+	}
+}
+
+func TestSelectBugs(t *testing.T) {
+	b := Bundle{Bugs: []Bug{{ID: "a"}, {ID: "b"}, {ID: "c"}}}
+	ids := func(bugs []Bug) []string {
+		var out []string
+		for _, bug := range bugs {
+			out = append(out, bug.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		in      []string
+		want    []string
+		wantErr string
+	}{
+		{name: "all", want: []string{"a", "b", "c"}},
+		{name: "in the order given", in: []string{"c", "a"}, want: []string{"c", "a"}},
+		{name: "a repeat is dropped, the first kept", in: []string{"b", "a", "b", "a"}, want: []string{"b", "a"}},
+		{name: "unknown", in: []string{"a", "z"}, wantErr: `no bug "z" in the bundle`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := b.selectBugs(tc.in)
+			if tc.wantErr != "" {
+				sweeptest.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, ids(got)); d != "" {
+				t.Errorf("selectBugs (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
@@ -187,6 +243,14 @@ func TestLoadBundleRejects(t *testing.T) {
 			b.Build = &Command{Command: "make"}
 			b.CMakeBuildDir = "../build"
 		}, want: `cmake_build_dir "../build" must be absolute or a path inside the workdir`},
+		{name: "absolute pristine path", edit: func(b *Bundle) { b.OraclePristinePaths = []string{"bin/nim", "/usr/bin/nim"} },
+			want: `oracle_pristine_paths[1] "/usr/bin/nim" must be a path inside the workdir, relative to it`},
+		{name: "pristine path above the workdir", edit: func(b *Bundle) { b.OraclePristinePaths = []string{"bin/../../nim"} },
+			want: `oracle_pristine_paths[0] "bin/../../nim" must be a path inside the workdir`},
+		{name: "empty pristine path", edit: func(b *Bundle) { b.OraclePristinePaths = []string{""} },
+			want: `oracle_pristine_paths[0] "" must be a path inside the workdir`},
+		{name: "negative build jobs", edit: func(b *Bundle) { b.BuildJobs = -2 },
+			want: "build_jobs is -2: give a positive number of parallel build jobs, or leave it out for 4"},
 		{name: "absolute cmake build dir", edit: func(b *Bundle) {
 			b.Build = &Command{Command: "make"}
 			b.CMakeBuildDir = "/build"
