@@ -22,7 +22,12 @@
 # more case, no-patch: the patch file is missing, which its grader reports as a grader failure
 # with all nine reward keys and grader_error.txt.
 # One line per case; the exit status is non-zero when any case does not match.
+#
+# The grader runs the tests as CHECK_TEST_UID (default 65549), not the verifier's 65533: it
+# kills every process of that uid when a step ends, host-wide here, so check.sh must not share
+# it with another grader running on the same machine (a test package, a second check.sh).
 set -uo pipefail
+test_uid=${CHECK_TEST_UID:-65549}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
@@ -104,7 +109,7 @@ grade() {
   local out=$tmp/$task/out-$case start end rc line
   start=$(date +%s.%N)
   if [ -f "$bundle/bundle.json" ]; then
-    "$hook" grade swesweep "$bundle" --workdir "$work" --out "$out" "${args[@]}" >"$out.log" 2>&1
+    "$hook" grade swesweep "$bundle" --workdir "$work" --out "$out" --test-uid "$test_uid" "${args[@]}" >"$out.log" 2>&1
     rc=$?
   else
     run_test_sh "$bundle" "$work" "$out" "${args[@]}" >"$out.log" 2>&1
