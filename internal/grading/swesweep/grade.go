@@ -445,10 +445,15 @@ func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
 		return g.build(ctx, true, g.ev.Patch.GitPaths, applied && addsSource(g.ev.Patch.PatchStats))
 	})
 	var h *hang
-	if errors.As(buildErr, &h) || errors.Is(buildErr, errCanceled) {
+	var failed *buildFailed
+	switch {
+	case errors.As(buildErr, &h) || errors.Is(buildErr, errCanceled):
 		return Reward{}, buildErr
-	}
-	if buildErr != nil {
+	case buildErr != nil && !errors.As(buildErr, &failed):
+		// The build never ran as it should (it could not be started as the test identity, the
+		// guard could not put the tree back): the grader's failure, not the agent's 0.
+		return Reward{}, fmt.Errorf("the build could not be run: %w", buildErr)
+	case buildErr != nil:
 		fmt.Fprintln(g.o.Log, "[grader] build failed: the trial scores 0 and no bug is graded")
 		g.ev.BuildError = buildErr.Error()
 		return Score(len(g.bugs), nil, Visible{}, applied, false), nil
@@ -769,7 +774,9 @@ func (g *grader) runBuild(ctx context.Context, agent bool, edited []string, adde
 			return notStarted(rep)
 		case rep.TimedOut && agent:
 			return &hang{step: stepBuild, command: rep.Command, limit: limit, report: last}
-		case (rep.TimedOut || rep.ExitCode != 0) && i == len(commands)-1:
+		case (rep.TimedOut || rep.ExitCode != 0) && (agent || i == len(commands)-1):
+			// On the agent's tree the reconfigure runs the agent's CMake files: its failure is
+			// the build's.
 			return &buildFailed{msg: what + " " + describe(rep)}
 		case rep.TimedOut || rep.ExitCode != 0:
 			return fmt.Errorf("%s %s", what, describe(rep))

@@ -3,6 +3,7 @@ package swesweep
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -327,6 +328,25 @@ func TestGraderFailures(t *testing.T) {
 		{name: "bundle inside the workdir", setup: func(t *testing.T, f fixture) Options {
 			return Options{BundleDir: f.bundle, Workdir: filepath.Dir(f.bundle)}
 		}, want: "is inside the workdir"},
+		{name: "a build that cannot be started is the grader's failure, not the agent's 0", setup: func(t *testing.T, f fixture) Options {
+			b, err := LoadBundle(f.bundle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Build = &Command{Command: "true", TimeoutSec: 60}
+			writeBundle(t, f.bundle, *b)
+			// git stays on PATH, sh does not: the build step cannot be started.
+			git, err := exec.LookPath("git")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin := t.TempDir()
+			if err := os.Symlink(git, filepath.Join(bin, "git")); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", bin)
+			return Options{BundleDir: f.bundle}
+		}, want: "the build could not be run: cannot run \"true\" as the test identity"},
 		{name: "workdir out of the test identity's reach", setup: func(t *testing.T, f fixture) Options {
 			if err := os.Chmod(filepath.Dir(f.repo), 0o700); err != nil {
 				t.Fatal(err)
