@@ -145,7 +145,7 @@ type SweepRunStatus struct {
 // SweepRun is a campaign: tasks × attempts of one agent.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=sweep;sr,categories=sweep
+// +kubebuilder:resource:shortName=sr,categories=sweep
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Score",type=string,JSONPath=`.status.score`
