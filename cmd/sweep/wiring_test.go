@@ -59,6 +59,9 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"eval output", []string{"eval", "demo", "fix.patch", "-o", "xml"}, []string{`got "xml"`}},
 		{"run", []string{"run"}, []string{"flag -f/--filename is required"}},
 		{"run filename", []string{"run", "-f", manifest, "--watch"}, []string{manifest}},
+		{"run output", []string{"run", "-f", manifest, "-o", "xml"}, []string{"flag -o/--output: want one of json, yaml", "custom-columns=HEADER:PATH", `got "xml"`}},
+		{"run output watch", []string{"run", "-f", manifest, "-o", "name", "--watch"}, []string{"flags -o/--output and --watch"}},
+		{"run template", []string{"run", "-f", manifest, "--template", "{{.kind}}"}, []string{manifest}},
 		{"watch", append(noCluster, "watch", "run1"), []string{"--kubeconfig"}},
 		{"infra doctor", []string{"infra", "doctor", "-o", "xml"}, []string{`got "xml"`}},
 		{"tasks check", []string{"tasks", "check", "demo", "-o", "xml"}, []string{`got "xml"`}},
@@ -101,6 +104,7 @@ func TestFlagDefaults(t *testing.T) {
 	for _, tc := range []struct{ verb, flag, want string }{
 		{"info", "output", "table"},
 		{"eval", "attempts", "1"},
+		{"run", "output", ""},
 		{"eval", "output", "table"},
 		{"infra doctor", "output", "table"},
 		{"tasks check", "parallelism", "10"},
