@@ -39,7 +39,7 @@ func newRootCmd() *cobra.Command {
 		}
 	})
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newCompareCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
-	root.AddCommand(newSwebenchCmd(kube))
+	root.AddCommand(newSwebenchCmd(kube), newVersionCmd(kube))
 	return root
 }
 

@@ -31,6 +31,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"infra", "doctor", "extra"}, `unknown command "extra" for "sweep infra doctor"`},
 		{[]string{"tasks", "check"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"swebench", "report"}, "accepts 1 arg(s), received 0"},
+		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -73,6 +74,8 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"swebench parse", []string{"swebench", "parse", "eval.log"}, []string{"flag --parser is required"}},
 		{"swebench grade", []string{"swebench", "grade", "--log", "eval.log"}, []string{"flags --instance and --log are required"}},
 		{"swebench report", append(noCluster, "swebench", "report", "run1"), []string{"--kubeconfig"}},
+		{"version output", []string{"version", "-o", "xml"}, []string{`got "xml"`}},
+		{"version kubeconfig", append(noCluster, "version"), []string{"operator version", "--kubeconfig", "sweep version --client"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -105,6 +108,8 @@ func TestFlagDefaults(t *testing.T) {
 		{"info", "output", "table"},
 		{"eval", "attempts", "1"},
 		{"run", "output", ""},
+		{"version", "output", "table"},
+		{"version", "client", "false"},
 		{"eval", "output", "table"},
 		{"infra doctor", "output", "table"},
 		{"tasks check", "parallelism", "10"},
