@@ -39,7 +39,8 @@ func newRootCmd() *cobra.Command {
 		}
 	})
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newCompareCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
-	root.AddCommand(newSwebenchCmd(kube), newVersionCmd(kube))
+	root.AddCommand(newSwebenchCmd(kube), newGetCmd(kube), newVersionCmd(kube))
+	addCompletions(root, kube)
 	return root
 }
 
@@ -53,4 +54,5 @@ func runOptions(o clioptions.Verb) func(*cobra.Command, []string) error {
 // addOutputFlag adds -o table|json|yaml to a verb that prints a result.
 func addOutputFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVarP(format, "output", "o", clioptions.OutputTable, "output format: table, json or yaml")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{clioptions.OutputTable, clioptions.OutputJSON, clioptions.OutputYAML}, cobra.ShellCompDirectiveNoFileComp))
 }

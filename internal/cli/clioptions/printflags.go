@@ -23,6 +23,8 @@ const customColumnsPrefix = "custom-columns="
 // -o is the verb's own line. Verbs that print reports keep -o table|json|yaml (CheckOutput).
 type ObjectPrintFlags struct {
 	Print *genericclioptions.PrintFlags
+	// Table is true for the verbs whose own output is a table: -o wide adds its other columns.
+	Table bool
 }
 
 // NewObjectPrintFlags is -o for a verb whose default line says operation ("created").
@@ -30,11 +32,22 @@ func NewObjectPrintFlags(operation string) *ObjectPrintFlags {
 	return &ObjectPrintFlags{Print: genericclioptions.NewPrintFlags(operation).WithTypeSetter(evalv1.NewScheme())}
 }
 
+// NewTablePrintFlags is -o for a verb whose own output is a table, with -o wide.
+func NewTablePrintFlags() *ObjectPrintFlags {
+	f := NewObjectPrintFlags("")
+	f.Table = true
+	return f
+}
+
 // AddFlags adds -o, --template, --show-managed-fields and --allow-missing-template-keys.
 func (f *ObjectPrintFlags) AddFlags(cmd *cobra.Command) {
 	f.Print.AddFlags(cmd)
 	output := cmd.Flags().Lookup("output")
-	output.Usage = fmt.Sprintf("output format: one of %s (default: one line naming the object)", strings.Join(f.allowedFormats(), ", "))
+	def := "one line naming the object"
+	if f.Table {
+		def = "a table"
+	}
+	output.Usage = fmt.Sprintf("output format: one of %s (default: %s)", strings.Join(f.allowedFormats(), ", "), def)
 }
 
 // IsDefault reports whether -o asks for the verb's own line.
@@ -42,8 +55,19 @@ func (f *ObjectPrintFlags) IsDefault() bool {
 	return f == nil || (*f.Print.OutputFormat == "" && *f.Print.TemplatePrinterFlags.TemplateArgument == "")
 }
 
+// IsWide reports whether -o wide asks for the table with every column.
+func (f *ObjectPrintFlags) IsWide() bool {
+	return f != nil && f.Table && *f.Print.OutputFormat == outputWide
+}
+
+const outputWide = "wide"
+
 func (f *ObjectPrintFlags) allowedFormats() []string {
-	return append(f.Print.AllowedFormats(), customColumnsPrefix+"HEADER:PATH,...")
+	formats := f.Print.AllowedFormats()
+	if f.Table {
+		formats = append([]string{outputWide}, formats...)
+	}
+	return append(formats, customColumnsPrefix+"HEADER:PATH,...")
 }
 
 // ToPrinter is the printer -o asks for, or an error naming the formats there are.
