@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"testing"
+
+	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 )
+
+// The API server starts only for the tests that need it (completion from the cluster).
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // execute runs sweep with args; stdout and stderr are returned apart, as a script would see
 // them.
