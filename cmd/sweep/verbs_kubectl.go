@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -113,4 +114,19 @@ func addCompletions(root *cobra.Command, kube *clioptions.Cluster) {
 		}
 		cmd.ValidArgsFunction = fn
 	}
+}
+
+// pluginBinary is the name kubectl finds the CLI by on PATH, for `kubectl sweep ...`.
+const pluginBinary = "kubectl-sweep"
+
+// setDisplayName makes usage, help and errors say `kubectl sweep` when the binary was run as
+// kubectl's plugin (kubectl runs kubectl-sweep, so argv0 names it), and `sweep` otherwise.
+func setDisplayName(root *cobra.Command, argv0 string) {
+	if strings.TrimSuffix(filepath.Base(argv0), ".exe") != pluginBinary {
+		return
+	}
+	if root.Annotations == nil {
+		root.Annotations = map[string]string{}
+	}
+	root.Annotations[cobra.CommandDisplayNameAnnotation] = "kubectl sweep"
 }
