@@ -32,6 +32,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"tasks", "check"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"swebench", "report"}, "accepts 1 arg(s), received 0"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
+		{[]string{"get"}, "requires at least 1 arg(s), only received 0"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -75,6 +76,8 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"swebench grade", []string{"swebench", "grade", "--log", "eval.log"}, []string{"flags --instance and --log are required"}},
 		{"swebench report", append(noCluster, "swebench", "report", "run1"), []string{"--kubeconfig"}},
 		{"version output", []string{"version", "-o", "xml"}, []string{`got "xml"`}},
+		{"get output", []string{"get", "sr", "-o", "xml"}, []string{"flag -o/--output: want one of wide, json", `got "xml"`}},
+		{"get kubeconfig", append(noCluster, "get", "tt", "--run", "run1"), []string{"--kubeconfig"}},
 		{"version kubeconfig", append(noCluster, "version"), []string{"operator version", "--kubeconfig", "sweep version --client"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,6 +112,7 @@ func TestFlagDefaults(t *testing.T) {
 		{"eval", "attempts", "1"},
 		{"run", "output", ""},
 		{"version", "output", "table"},
+		{"get", "output", ""},
 		{"version", "client", "false"},
 		{"eval", "output", "table"},
 		{"infra doctor", "output", "table"},
