@@ -69,9 +69,20 @@ func TestCompletionFromTheCluster(t *testing.T) {
 			}
 		})
 	}
-	// Without a cluster the shell gets no names, and the reason goes to cobra's debug output.
-	if got, directive := complete(t, "--kubeconfig", "/nonexistent/kubeconfig", "watch", ""); len(got) != 0 || directive != ":1" {
-		t.Errorf("without a cluster: %q, directive %s, want none and :1 (error)", got, directive)
+	// Without a cluster, or without the right to list, the shell gets no names, and the reason
+	// goes to cobra's debug output.
+	nobody := srv.UserKubeconfig(t, "nobody-completion")
+	for _, args := range [][]string{
+		{"--kubeconfig", "/nonexistent/kubeconfig", "watch", ""},
+		{"--kubeconfig", nobody, "-n", ns, "watch", ""},
+		{"--kubeconfig", nobody, "-n", ns, "eval", ""},
+		{"--kubeconfig", nobody, "-n", ns, "get", "tt", ""},
+		{"--kubeconfig", "/nonexistent/kubeconfig", "get", ""},
+		{"--kubeconfig", srv.Kubeconfig, "-n", ns, "get", "pods", ""},
+	} {
+		if got, directive := complete(t, args...); len(got) != 0 || directive != ":1" {
+			t.Errorf("%s: %q, directive %s, want none and :1 (error)", strings.Join(args, " "), got, directive)
+		}
 	}
 }
 
