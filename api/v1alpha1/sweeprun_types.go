@@ -145,7 +145,7 @@ type SweepRunStatus struct {
 // SweepRun is a campaign: tasks × attempts of one agent.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=sweep;sr,categories=sweep
+// +kubebuilder:resource:shortName=sr,categories=sweep
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.progress`

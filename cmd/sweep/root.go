@@ -16,13 +16,15 @@ func newRootCmd() *cobra.Command {
 		Long: "sweep runs SWE-sweep and SWE-bench style campaigns as SweepRun resources and reports their scores.\n\n" +
 			"It talks to the cluster like kubectl (--kubeconfig, --context, -n; kubectl's other connection\n" +
 			"flags such as --token, --as and --insecure-skip-tls-verify work too), prints tables by\n" +
-			"default and JSON or YAML with -o, and reads Harbor job directories as well as campaigns in\n" +
-			"the cluster.\n\n" +
+			"default and JSON or YAML with -o (kubectl's formats for the objects of sweep get and sweep\n" +
+			"run), and reads Harbor job directories as well as campaigns in the cluster. Installed as\n" +
+			"kubectl-sweep it is kubectl's plugin: kubectl sweep.\n\n" +
 			"Common flows:\n" +
 			"  sweep infra doctor                                 is the cluster ready?\n" +
 			"  sweep tasks bundle tasks/ --registry REG -o cat/   the task catalogue, for kubectl apply -k cat/\n" +
 			"  sweep eval TASK fix.patch                          grade one patch on one task\n" +
 			"  sweep run -f campaign.yaml --watch                 start a campaign and follow it\n" +
+			"  sweep get sr -o wide                               the campaigns of the namespace\n" +
 			"  sweep info NAME --per-task                         SWE-sweep's report of a campaign\n" +
 			"  sweep compare A B                                  two campaigns or job directories, task by task\n" +
 			"  sweep export NAME -o jobs/NAME                     its results in Harbor's job layout",
@@ -39,7 +41,8 @@ func newRootCmd() *cobra.Command {
 		}
 	})
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newCompareCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
-	root.AddCommand(newSwebenchCmd(kube))
+	root.AddCommand(newSwebenchCmd(kube), newGetCmd(kube), newVersionCmd(kube))
+	addCompletions(root, kube)
 	return root
 }
 
@@ -53,4 +56,5 @@ func runOptions(o clioptions.Verb) func(*cobra.Command, []string) error {
 // addOutputFlag adds -o table|json|yaml to a verb that prints a result.
 func addOutputFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVarP(format, "output", "o", clioptions.OutputTable, "output format: table, json or yaml")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{clioptions.OutputTable, clioptions.OutputJSON, clioptions.OutputYAML}, cobra.ShellCompDirectiveNoFileComp))
 }

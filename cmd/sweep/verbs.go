@@ -109,21 +109,24 @@ func newWatchCmd(kube *clioptions.Cluster) *cobra.Command {
 }
 
 func newRunCmd(kube *clioptions.Cluster) *cobra.Command {
-	o := &run.Options{Cluster: kube}
+	o := &run.Options{Cluster: kube, Print: clioptions.NewObjectPrintFlags("created")}
 	cmd := &cobra.Command{
-		Use:   "run -f FILE [--watch]",
+		Use:   "run -f FILE [--watch | -o FORMAT]",
 		Short: "Start a campaign from a SweepRun manifest and optionally follow it",
 		Long: "run applies the SweepRun in FILE (YAML or JSON; - reads stdin) in the namespace of -n unless\n" +
 			"the manifest names one, as kubectl apply --server-side does: the API server fills in the\n" +
 			"defaults, running it again with the same file changes nothing, and a change to a field that\n" +
 			"defines the campaign is refused with the field's name. With --watch it then follows the\n" +
-			"campaign as `sweep watch` does; Ctrl-C stops watching, not the campaign.",
-		Example: "  sweep run -f campaign.yaml --watch -n evals",
+			"campaign as `sweep watch` does; Ctrl-C stops watching, not the campaign. -o prints the applied\n" +
+			"SweepRun in kubectl's formats (json, yaml, name, jsonpath=..., go-template=...,\n" +
+			"custom-columns=...) instead of the line saying what was done.",
+		Example: "  sweep run -f campaign.yaml --watch -n evals\n  sweep watch \"$(sweep run -f campaign.yaml -o jsonpath='{.metadata.name}')\"",
 		Args:    cobra.NoArgs,
 		RunE:    runOptions(o),
 	}
 	cmd.Flags().StringVarP(&o.File, "filename", "f", "", "the SweepRun manifest (YAML or JSON; - for stdin)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until it finishes")
+	o.Print.AddFlags(cmd)
 	return cmd
 }
 

@@ -31,6 +31,8 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"infra", "doctor", "extra"}, `unknown command "extra" for "sweep infra doctor"`},
 		{[]string{"tasks", "check"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"swebench", "report"}, "accepts 1 arg(s), received 0"},
+		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
+		{[]string{"get"}, "requires at least 1 arg(s), only received 0"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -59,6 +61,9 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"eval output", []string{"eval", "demo", "fix.patch", "-o", "xml"}, []string{`got "xml"`}},
 		{"run", []string{"run"}, []string{"flag -f/--filename is required"}},
 		{"run filename", []string{"run", "-f", manifest, "--watch"}, []string{manifest}},
+		{"run output", []string{"run", "-f", manifest, "-o", "xml"}, []string{"flag -o/--output: want one of json, yaml", "custom-columns=HEADER:PATH", `got "xml"`}},
+		{"run output watch", []string{"run", "-f", manifest, "-o", "name", "--watch"}, []string{"flags -o/--output and --watch"}},
+		{"run template", []string{"run", "-f", manifest, "--template", "{{.kind}}"}, []string{manifest}},
 		{"watch", append(noCluster, "watch", "run1"), []string{"--kubeconfig"}},
 		{"infra doctor", []string{"infra", "doctor", "-o", "xml"}, []string{`got "xml"`}},
 		{"tasks check", []string{"tasks", "check", "demo", "-o", "xml"}, []string{`got "xml"`}},
@@ -70,6 +75,10 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"swebench parse", []string{"swebench", "parse", "eval.log"}, []string{"flag --parser is required"}},
 		{"swebench grade", []string{"swebench", "grade", "--log", "eval.log"}, []string{"flags --instance and --log are required"}},
 		{"swebench report", append(noCluster, "swebench", "report", "run1"), []string{"--kubeconfig"}},
+		{"version output", []string{"version", "-o", "xml"}, []string{`got "xml"`}},
+		{"get output", []string{"get", "sr", "-o", "xml"}, []string{"flag -o/--output: want one of wide, json", `got "xml"`}},
+		{"get kubeconfig", append(noCluster, "get", "tt", "--run", "run1"), []string{"--kubeconfig"}},
+		{"version kubeconfig", append(noCluster, "version"), []string{"operator version", "--kubeconfig", "sweep version --client"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -101,6 +110,10 @@ func TestFlagDefaults(t *testing.T) {
 	for _, tc := range []struct{ verb, flag, want string }{
 		{"info", "output", "table"},
 		{"eval", "attempts", "1"},
+		{"run", "output", ""},
+		{"version", "output", "table"},
+		{"get", "output", ""},
+		{"version", "client", "false"},
 		{"eval", "output", "table"},
 		{"infra doctor", "output", "table"},
 		{"tasks check", "parallelism", "10"},

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/run"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -146,4 +147,30 @@ func TestRunRefusesBugSubset(t *testing.T) {
 	if out, err := apply(subset("demo", "[b2]")); err != nil || !strings.Contains(out, "nightly created") {
 		t.Errorf("a subset of known ids: %q, %v", out, err)
 	}
+}
+
+// -o prints the SweepRun the API server returned, in kubectl's formats.
+func TestRunOutputFormats(t *testing.T) {
+	srv := clitest.APIServer(t)
+	ns := srv.Namespace(t)
+	file := writeManifest(t, manifest)
+	for format, want := range map[string]string{
+		"name":                               "sweeprun.eval.sweep.dev/nightly\n",
+		"jsonpath={.spec.parallelism}":       "10",
+		"custom-columns=NAME:.metadata.name": "NAME\nnightly\n",
+	} {
+		printer := clioptions.NewObjectPrintFlags("created")
+		*printer.Print.OutputFormat = format
+		out, _, err := clitest.Execute(context.Background(), &run.Options{Cluster: srv.Cluster(ns), File: file, Print: printer})
+		if err != nil || out != want {
+			t.Errorf("-o %s: %q, %v; want %q", format, out, err, want)
+		}
+	}
+	printer := clioptions.NewObjectPrintFlags("created")
+	*printer.Print.OutputFormat = "xml"
+	_, _, err := clitest.Execute(context.Background(), &run.Options{Cluster: srv.Cluster(ns), File: file, Print: printer})
+	sweeptest.ErrorContains(t, err, `flag -o/--output: want one of`, `got "xml"`)
+	*printer.Print.OutputFormat = "name"
+	_, _, err = clitest.Execute(context.Background(), &run.Options{Cluster: srv.Cluster(ns), File: file, Print: printer, Watch: true})
+	sweeptest.ErrorContains(t, err, "flags -o/--output and --watch")
 }

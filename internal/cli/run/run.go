@@ -28,6 +28,8 @@ type Options struct {
 	File string
 	// Watch follows the campaign until it finishes.
 	Watch bool
+	// Print is -o: nil or empty prints one line saying what apply did.
+	Print *clioptions.ObjectPrintFlags
 
 	Cluster *clioptions.Cluster
 	clioptions.IOStreams
@@ -42,7 +44,14 @@ func (o *Options) Validate() error {
 	if o.File == "" {
 		return fmt.Errorf("flag -f/--filename is required: give a SweepRun manifest, for example -f campaign.yaml")
 	}
-	return nil
+	if o.Print.IsDefault() {
+		return nil
+	}
+	if o.Watch {
+		return fmt.Errorf("flags -o/--output and --watch: -o prints the applied SweepRun and --watch its progress and report, both on stdout: use one, then `sweep watch NAME`")
+	}
+	_, err := o.Print.ToPrinter()
+	return err
 }
 
 func (o *Options) Run(ctx context.Context) error {
@@ -63,6 +72,13 @@ func (o *Options) Run(ctx context.Context) error {
 	outcome, err := applySweepRun(ctx, cl, obj)
 	if err != nil {
 		return fmt.Errorf("applying sweeprun %s in namespace %s from %s: %w", obj.GetName(), obj.GetNamespace(), o.File, campaigns.CreateHint(err))
+	}
+	if !o.Print.IsDefault() {
+		p, err := o.Print.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return p.PrintObj(obj, o.Out)
 	}
 	fmt.Fprintf(o.Out, "sweeprun.eval.sweep.dev/%s %s in namespace %s\n", obj.GetName(), outcome, obj.GetNamespace())
 	if !o.Watch {
