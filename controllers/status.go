@@ -14,8 +14,10 @@ import (
 const conflictRecheck = time.Second
 
 // writeStatus writes obj's status once, when the reconcile changed it, and returns the
-// reconcile's own result and error unless the write fails.
-func writeStatus(ctx context.Context, c client.Client, obj client.Object, changed bool, result ctrl.Result, err error) (ctrl.Result, error) {
+// reconcile's own result and error unless the write fails. written, if not nil, runs once the
+// write succeeded: what a status change means for the metrics is observed there, so that a
+// write lost to a conflict, which the next reconcile redoes, is observed once.
+func writeStatus(ctx context.Context, c client.Client, obj client.Object, changed bool, result ctrl.Result, err error, written func()) (ctrl.Result, error) {
 	if !changed {
 		return result, err
 	}
@@ -24,6 +26,9 @@ func writeStatus(ctx context.Context, c client.Client, obj client.Object, change
 			return ctrl.Result{RequeueAfter: conflictRecheck}, nil
 		}
 		return ctrl.Result{}, uerr
+	}
+	if written != nil {
+		written()
 	}
 	return result, err
 }

@@ -29,10 +29,11 @@ func TestWriteStatus(t *testing.T) {
 		wantResult ctrl.Result
 		wantErr    error
 		wantWrites int
+		wantCalls  int
 	}{
 		"unchanged is not written": {result: ctrl.Result{RequeueAfter: time.Minute}, wantResult: ctrl.Result{RequeueAfter: time.Minute}},
 		"changed is written once": {changed: true, result: ctrl.Result{RequeueAfter: time.Minute}, err: reconcileErr,
-			wantResult: ctrl.Result{RequeueAfter: time.Minute}, wantErr: reconcileErr, wantWrites: 1},
+			wantResult: ctrl.Result{RequeueAfter: time.Minute}, wantErr: reconcileErr, wantWrites: 1, wantCalls: 1},
 		"conflict rechecks soon": {changed: true, updateErr: conflict, err: reconcileErr,
 			wantResult: ctrl.Result{RequeueAfter: conflictRecheck}, wantWrites: 1},
 		"other write errors are returned": {changed: true, updateErr: reconcileErr, result: ctrl.Result{RequeueAfter: time.Minute},
@@ -51,7 +52,8 @@ func TestWriteStatus(t *testing.T) {
 					return c.SubResource(sub).Update(ctx, obj, opts...)
 				}}).Build()
 			trial.Status.Phase = evalv1.TrialPending
-			result, err := writeStatus(context.Background(), c, trial, tc.changed, tc.result, tc.err)
+			calls := 0
+			result, err := writeStatus(context.Background(), c, trial, tc.changed, tc.result, tc.err, func() { calls++ })
 			if diff := cmp.Diff(tc.wantResult, result); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
@@ -60,6 +62,9 @@ func TestWriteStatus(t *testing.T) {
 			}
 			if writes != tc.wantWrites {
 				t.Errorf("status writes = %d, want %d", writes, tc.wantWrites)
+			}
+			if calls != tc.wantCalls {
+				t.Errorf("written ran %d times, want %d (only after a successful write)", calls, tc.wantCalls)
 			}
 		})
 	}

@@ -51,7 +51,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	before := run.Status.DeepCopy()
 	result, err := r.reconcile(ctx, run)
 	run.Status.ObservedGeneration = run.Generation
-	return writeStatus(ctx, r.Client, run, !equality.Semantic.DeepEqual(before, &run.Status), result, err)
+	return writeStatus(ctx, r.Client, run, !equality.Semantic.DeepEqual(before, &run.Status), result, err, nil)
 }
 
 func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun) (ctrl.Result, error) {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/metrics"
 )
 
 // LogReader streams a container's log; the real one reads pods/log.
@@ -65,7 +66,8 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	s := &trialScope{r: r, trial: trial, now: time.Now()}
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
-	return writeStatus(ctx, r.Client, trial, !equality.Semantic.DeepEqual(before, &trial.Status), result, err)
+	return writeStatus(ctx, r.Client, trial, !equality.Semantic.DeepEqual(before, &trial.Status), result, err,
+		func() { metrics.TrialWritten(before, trial) })
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded harvest is
