@@ -496,28 +496,9 @@ func TestValuesOverrides(t *testing.T) {
 			}
 		},
 	}, {
-		name: "metrics over plain HTTP: the flag, an http port, a plain ServiceMonitor, no metrics RBAC",
-		args: []string{"--set", "metrics.secure=false,serviceMonitor.enabled=true"},
-		check: func(t *testing.T, o objects) {
-			c := o.deployment(t).Spec.Template.Spec.Containers[0]
-			if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=false", "--health-probe-bind-address=:8081"}, c.Args); diff != "" {
-				t.Errorf("args (-want +got):\n%s", diff)
-			}
-			var svc corev1.Service
-			o.get(t, "Service", namespace, manager+"-metrics", &svc)
-			var sm serviceMonitor
-			o.get(t, "ServiceMonitor", namespace, manager, &sm)
-			got := []any{c.Ports[0].Name, svc.Spec.Ports[0].Name, svc.Spec.Ports[0].TargetPort, sm.Spec.Endpoints}
-			want := []any{"http", "http", intstr.FromString("http"), []map[string]any{{"port": "http", "path": "/metrics", "interval": "30s"}}}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("container port, Service port and target, endpoints (-want +got):\n%s", diff)
-			}
-			for _, k := range []string{key("ClusterRole", "", metricsAuth), key("ClusterRoleBinding", "", metricsAuth), key("ClusterRole", "", metricsReader)} {
-				if _, ok := o[k]; ok {
-					t.Errorf("%s rendered with metrics.secure false", k)
-				}
-			}
-		},
+		name:  "metrics over plain HTTP: the flag, an http port, a plain ServiceMonitor, no metrics RBAC",
+		args:  []string{"--set", "metrics.secure=false,serviceMonitor.enabled=true"},
+		check: plainHTTPMetrics,
 	}, {
 		name: "placement and resources of the manager's Pods",
 		args: []string{"--set", "nodeSelector.pool=system,resources.limits.cpu=1",
@@ -577,5 +558,28 @@ func TestBadValues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// plainHTTPMetrics checks metrics.secure false: the flag, an http port, a plain
+// ServiceMonitor endpoint, and none of the secure endpoint's RBAC.
+func plainHTTPMetrics(t *testing.T, o objects) {
+	c := o.deployment(t).Spec.Template.Spec.Containers[0]
+	if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=false", "--health-probe-bind-address=:8081"}, c.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	var svc corev1.Service
+	o.get(t, "Service", namespace, manager+"-metrics", &svc)
+	var sm serviceMonitor
+	o.get(t, "ServiceMonitor", namespace, manager, &sm)
+	got := []any{c.Ports[0].Name, svc.Spec.Ports[0].Name, svc.Spec.Ports[0].TargetPort, sm.Spec.Endpoints}
+	want := []any{"http", "http", intstr.FromString("http"), []map[string]any{{"port": "http", "path": "/metrics", "interval": "30s"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("container port, Service port and target, endpoints (-want +got):\n%s", diff)
+	}
+	for _, k := range []string{key("ClusterRole", "", metricsAuth), key("ClusterRoleBinding", "", metricsAuth), key("ClusterRole", "", metricsReader)} {
+		if _, ok := o[k]; ok {
+			t.Errorf("%s rendered with metrics.secure false", k)
+		}
 	}
 }

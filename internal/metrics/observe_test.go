@@ -14,7 +14,10 @@ import (
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
-func at(sec int) *metav1.Time { t := metav1.NewTime(t0.Add(time.Duration(sec) * time.Second)); return &t }
+func at(sec int) *metav1.Time {
+	t := metav1.NewTime(t0.Add(time.Duration(sec) * time.Second))
+	return &t
+}
 
 func f(v float64) *float64 { return &v }
 
