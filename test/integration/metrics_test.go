@@ -7,8 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +20,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -50,21 +47,20 @@ func serviceAccountToken(ns, name string) string {
 	return tr.Status.Token
 }
 
+// bindClusterRole binds a ClusterRole cluster-wide to a subject.
+func bindClusterRole(role string, subject rbacv1.Subject) {
+	Expect(k8s.Create(context.Background(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{subject},
+	})).To(Succeed())
+}
+
 // bindMetricsReader binds config/'s metrics-reader ClusterRole, under a name of its own, to
 // the ServiceAccount.
 func bindMetricsReader(ns, serviceAccount string) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "metrics_reader_role.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	role := &rbacv1.ClusterRole{}
-	Expect(yaml.Unmarshal(b, role)).To(Succeed())
-	role.ObjectMeta = metav1.ObjectMeta{Name: "sweep-operator-metrics-reader-" + ns}
-	ctx := context.Background()
-	Expect(k8s.Create(ctx, role)).To(Succeed())
-	Expect(k8s.Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: serviceAccount, Namespace: ns}},
-	})).To(Succeed())
+	role := configClusterRole("metrics_reader_role.yaml", "sweep-operator-metrics-reader-"+ns)
+	bindClusterRole(role.Name, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: serviceAccount, Namespace: ns})
 }
 
 // scraper GETs /metrics over HTTPS; the manager's certificate is self-signed.
@@ -223,6 +219,39 @@ var _ = Describe("the manager's metrics", func() {
 			_, ok := s.scrape(allowed).value("sweep_sweeprun_score", run)
 			return ok
 		}, timeout, poll).Should(BeFalse())
+	})
+
+	It("authenticates scrapers on the manager's generated RBAC, serving one namespace", func() {
+		ns := newNamespace()
+		user := "sweep-manager-metrics-" + ns
+		userCfg, _ := managerUser(user)
+		role := managerRole("sweep-operator-manager-" + ns)
+		Expect(k8s.Create(context.Background(), &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "sweep-operator-manager", Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+		})).To(Succeed())
+		// TokenReview and SubjectAccessReview are cluster-scoped: a ClusterRoleBinding even here.
+		auth := configClusterRole("metrics_auth_role.yaml", "sweep-operator-metrics-auth-"+ns)
+		bindClusterRole(auth.Name, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user})
+		addr := freeAddress()
+		stop := startManagerWith(userCfg, []string{ns}, metrics.ServeOptions{BindAddress: addr, Secure: true}.ServerOptions())
+		defer stop()
+		s := scraper{url: fmt.Sprintf("https://%s/metrics", addr)}
+		allowed, stranger := serviceAccountToken(ns, "prometheus"), serviceAccountToken(ns, "stranger")
+		bindMetricsReader(ns, "prometheus")
+
+		Expect(s.status("")).To(Equal(http.StatusUnauthorized))
+		Expect(s.status(stranger)).To(Equal(http.StatusForbidden))
+		Eventually(func() int { return s.status(allowed) }, timeout, poll).Should(Equal(http.StatusOK))
+		runsOneTrial(kubelet{ns: ns}, "scraped")
+		Eventually(func() (float64, error) {
+			v, ok := s.scrape(allowed).value("sweep_sweeprun_score", map[string]string{metrics.LabelNamespace: ns, metrics.LabelName: "scraped"})
+			if !ok {
+				return 0, fmt.Errorf("no score series yet")
+			}
+			return v, nil
+		}, timeout, poll).Should(Equal(0.5))
 	})
 
 	It("serves plain HTTP to anyone with metrics-secure off", func() {
