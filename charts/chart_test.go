@@ -500,6 +500,10 @@ func TestValuesOverrides(t *testing.T) {
 		args:  []string{"--set", "metrics.secure=false,serviceMonitor.enabled=true"},
 		check: plainHTTPMetrics,
 	}, {
+		name:  "a metrics certificate: the Secret mounted read-only and its directory passed",
+		args:  []string{"--set", "metrics.certSecretName=metrics-tls"},
+		check: metricsCertificate,
+	}, {
 		name: "placement and resources of the manager's Pods",
 		args: []string{"--set", "nodeSelector.pool=system,resources.limits.cpu=1",
 			"--set-json", `tolerations=[{"key":"dedicated","operator":"Equal","value":"system","effect":"NoSchedule"}]`,
@@ -581,5 +585,21 @@ func plainHTTPMetrics(t *testing.T, o objects) {
 		if _, ok := o[k]; ok {
 			t.Errorf("%s rendered with metrics.secure false", k)
 		}
+	}
+}
+
+// metricsCertificate checks metrics.certSecretName: the manager serves the Secret's tls.crt
+// and tls.key from a read-only mount.
+func metricsCertificate(t *testing.T, o objects) {
+	pod := o.deployment(t).Spec.Template.Spec
+	c := pod.Containers[0]
+	const dir = "/etc/sweep-operator/metrics-certs"
+	want := []any{
+		[]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-cert-dir=" + dir, "--health-probe-bind-address=:8081"},
+		[]corev1.VolumeMount{{Name: "metrics-certs", MountPath: dir, ReadOnly: true}},
+		[]corev1.Volume{{Name: "metrics-certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "metrics-tls"}}}},
+	}
+	if diff := cmp.Diff(want, []any{c.Args, c.VolumeMounts, pod.Volumes}); diff != "" {
+		t.Errorf("args, mounts, volumes (-want +got):\n%s", diff)
 	}
 }
