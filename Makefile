@@ -17,13 +17,17 @@ $(CONTROLLER_GEN):
 generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) object paths=./api/...
 
-## manifests: CRDs and RBAC from markers, copied into the Helm chart (its crds/ and the rules of its ClusterRole).
+## manifests: CRDs and RBAC from markers (the manager's ClusterRole from controllers/, the metrics
+## endpoint's TokenReview and SubjectAccessReview rights from internal/metrics), copied into the
+## Helm chart (its crds/ and the rules of its ClusterRoles).
 CHART := charts/sweep-operator
 manifests: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=sweep-operator-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=sweep-operator-metrics-auth paths=./internal/metrics/... output:rbac:stdout > config/rbac/metrics_auth_role.yaml
 	rm -f $(CHART)/crds/*.yaml && cp config/crd/bases/*.yaml $(CHART)/crds/
 	cp config/rbac/role.yaml $(CHART)/files/role.yaml
+	cp config/rbac/metrics_auth_role.yaml $(CHART)/files/metrics_auth_role.yaml
 
 build: generate
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/ ./cmd/...

@@ -37,6 +37,10 @@ const (
 	release   = "sweep-operator"
 	namespace = "sweep-system"
 	manager   = "sweep-operator-manager"
+	// The metrics endpoint's ClusterRoles: its own TokenReview and SubjectAccessReview rights,
+	// and the one a scraper is bound to.
+	metricsAuth   = "sweep-operator-metrics-auth"
+	metricsReader = "sweep-operator-metrics-reader"
 )
 
 // helm is the pinned helm of hack/helm.sh; the tests fail without it rather than skip, so that
@@ -274,7 +278,10 @@ func TestGeneratedFilesAreConfigs(t *testing.T) {
 	if err != nil || len(bases) == 0 {
 		t.Fatalf("no CRDs in config/crd/bases: %v", err)
 	}
-	pairs := map[string]string{filepath.Join("..", "config", "rbac", "role.yaml"): filepath.Join(chart, "files", "role.yaml")}
+	pairs := map[string]string{
+		filepath.Join("..", "config", "rbac", "role.yaml"):              filepath.Join(chart, "files", "role.yaml"),
+		filepath.Join("..", "config", "rbac", "metrics_auth_role.yaml"): filepath.Join(chart, "files", "metrics_auth_role.yaml"),
+	}
 	for _, b := range bases {
 		pairs[b] = filepath.Join(chart, "crds", filepath.Base(b))
 	}
@@ -321,7 +328,7 @@ type serviceMonitor struct {
 		NamespaceSelector struct {
 			MatchNames []string `json:"matchNames"`
 		} `json:"namespaceSelector"`
-		Endpoints []map[string]string `json:"endpoints"`
+		Endpoints []map[string]any `json:"endpoints"`
 	} `json:"spec"`
 }
 
@@ -337,11 +344,13 @@ func TestValuesOverrides(t *testing.T) {
 		name: "watched namespaces: the flag, and RoleBindings there and for the lease instead of the ClusterRoleBinding",
 		args: []string{"--set", "watchNamespaces={team-a,team-b}"},
 		check: func(t *testing.T, o objects) {
-			if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--watch-namespaces=team-a,team-b"}, managerArgs(t, o)); diff != "" {
+			if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--health-probe-bind-address=:8081", "--watch-namespaces=team-a,team-b"}, managerArgs(t, o)); diff != "" {
 				t.Errorf("args (-want +got):\n%s", diff)
 			}
-			if crb := o.ofKind("ClusterRoleBinding"); len(crb) != 0 {
-				t.Errorf("a ClusterRoleBinding with watched namespaces: %v", crb)
+			// Only the metrics endpoint's TokenReview and SubjectAccessReview, which are
+			// cluster-scoped, are bound cluster-wide.
+			if diff := cmp.Diff([]string{"ClusterRoleBinding//" + metricsAuth}, o.ofKind("ClusterRoleBinding")); diff != "" {
+				t.Errorf("ClusterRoleBindings with watched namespaces (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff([]string{"RoleBinding/sweep-system/" + manager, "RoleBinding/team-a/" + manager, "RoleBinding/team-b/" + manager}, sorted(o.ofKind("RoleBinding"))); diff != "" {
 				t.Errorf("RoleBindings (-want +got):\n%s", diff)
@@ -397,7 +406,7 @@ func TestValuesOverrides(t *testing.T) {
 			}
 		},
 	}, {
-		name: "ServiceMonitor on: it selects the metrics Service and scrapes its port",
+		name: "ServiceMonitor on: it selects the metrics Service and scrapes its port over HTTPS with a bearer token",
 		args: []string{"--set", "serviceMonitor.enabled=true,serviceMonitor.interval=15s,serviceMonitor.labels.release=prometheus"},
 		check: func(t *testing.T, o objects) {
 			var sm serviceMonitor
@@ -414,7 +423,8 @@ func TestValuesOverrides(t *testing.T) {
 			if diff := cmp.Diff([]string{namespace}, sm.Spec.NamespaceSelector.MatchNames); diff != "" {
 				t.Errorf("namespaces (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]map[string]string{{"port": svc.Spec.Ports[0].Name, "path": "/metrics", "interval": "15s"}}, sm.Spec.Endpoints); diff != "" {
+			if diff := cmp.Diff([]map[string]any{{"port": svc.Spec.Ports[0].Name, "path": "/metrics", "interval": "15s", "scheme": "https",
+				"bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token", "tlsConfig": map[string]any{"insecureSkipVerify": true}}}, sm.Spec.Endpoints); diff != "" {
 				t.Errorf("endpoints (-want +got):\n%s", diff)
 			}
 			smLabels, _, _ := unstructured.NestedStringMap(o[key("ServiceMonitor", namespace, manager)], "metadata", "labels")
@@ -428,7 +438,7 @@ func TestValuesOverrides(t *testing.T) {
 		check: func(t *testing.T, o objects) {
 			var np networkingv1.NetworkPolicy
 			o.get(t, "NetworkPolicy", namespace, manager, &np)
-			tcp, metrics := corev1.ProtocolTCP, intstr.FromString("metrics")
+			tcp, metrics := corev1.ProtocolTCP, intstr.FromString("https")
 			want := networkingv1.NetworkPolicySpec{
 				PodSelector: metav1.LabelSelector{MatchLabels: podLabels},
 				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
@@ -481,10 +491,18 @@ func TestValuesOverrides(t *testing.T) {
 			var svc corev1.Service
 			o.get(t, "Service", namespace, manager+"-metrics", &svc)
 			got := []any{c.Args[1], c.Ports[0].ContainerPort, svc.Spec.Ports[0].Port, svc.Spec.Ports[0].TargetPort}
-			if diff := cmp.Diff([]any{"--metrics-bind-address=:9090", int32(9090), int32(9090), intstr.FromString("metrics")}, got); diff != "" {
+			if diff := cmp.Diff([]any{"--metrics-bind-address=:9090", int32(9090), int32(9090), intstr.FromString("https")}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		},
+	}, {
+		name:  "metrics over plain HTTP: the flag, an http port, a plain ServiceMonitor, no metrics RBAC",
+		args:  []string{"--set", "metrics.secure=false,serviceMonitor.enabled=true"},
+		check: plainHTTPMetrics,
+	}, {
+		name:  "a metrics certificate: the Secret mounted read-only and its directory passed",
+		args:  []string{"--set", "metrics.certSecretName=metrics-tls"},
+		check: metricsCertificate,
 	}, {
 		name: "placement and resources of the manager's Pods",
 		args: []string{"--set", "nodeSelector.pool=system,resources.limits.cpu=1",
@@ -544,5 +562,44 @@ func TestBadValues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// plainHTTPMetrics checks metrics.secure false: the flag, an http port, a plain
+// ServiceMonitor endpoint, and none of the secure endpoint's RBAC.
+func plainHTTPMetrics(t *testing.T, o objects) {
+	c := o.deployment(t).Spec.Template.Spec.Containers[0]
+	if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=false", "--health-probe-bind-address=:8081"}, c.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	var svc corev1.Service
+	o.get(t, "Service", namespace, manager+"-metrics", &svc)
+	var sm serviceMonitor
+	o.get(t, "ServiceMonitor", namespace, manager, &sm)
+	got := []any{c.Ports[0].Name, svc.Spec.Ports[0].Name, svc.Spec.Ports[0].TargetPort, sm.Spec.Endpoints}
+	want := []any{"http", "http", intstr.FromString("http"), []map[string]any{{"port": "http", "path": "/metrics", "interval": "30s"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("container port, Service port and target, endpoints (-want +got):\n%s", diff)
+	}
+	for _, k := range []string{key("ClusterRole", "", metricsAuth), key("ClusterRoleBinding", "", metricsAuth), key("ClusterRole", "", metricsReader)} {
+		if _, ok := o[k]; ok {
+			t.Errorf("%s rendered with metrics.secure false", k)
+		}
+	}
+}
+
+// metricsCertificate checks metrics.certSecretName: the manager serves the Secret's tls.crt
+// and tls.key from a read-only mount.
+func metricsCertificate(t *testing.T, o objects) {
+	pod := o.deployment(t).Spec.Template.Spec
+	c := pod.Containers[0]
+	const dir = "/etc/sweep-operator/metrics-certs"
+	want := []any{
+		[]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-cert-dir=" + dir, "--health-probe-bind-address=:8081"},
+		[]corev1.VolumeMount{{Name: "metrics-certs", MountPath: dir, ReadOnly: true}},
+		[]corev1.Volume{{Name: "metrics-certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "metrics-tls"}}}},
+	}
+	if diff := cmp.Diff(want, []any{c.Args, c.VolumeMounts, pod.Volumes}); diff != "" {
+		t.Errorf("args, mounts, volumes (-want +got):\n%s", diff)
 	}
 }

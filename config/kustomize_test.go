@@ -3,7 +3,10 @@
 package config
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -11,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
@@ -96,6 +100,41 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 				t.Errorf("wildcard verb in %v", r)
 			}
 		}
+	}
+}
+
+// The metrics endpoint is HTTPS behind the authn/authz filter, whose rights are TokenReview
+// and SubjectAccessReview creation and nothing else; readers get GET /metrics only.
+func TestMetricsAreServedSecurely(t *testing.T) {
+	m := render(t, "default")
+	var dep appsv1.Deployment
+	decode(t, m, "Deployment", "sweep-operator-manager", &dep)
+	c := dep.Spec.Template.Spec.Containers[0]
+	if slices.Contains(c.Args, "--metrics-secure=false") || !slices.Contains(c.Args, "--metrics-bind-address=:8443") {
+		t.Errorf("manager args %v: want the secure default on :8443", c.Args)
+	}
+	var svc corev1.Service
+	decode(t, m, "Service", "sweep-operator-manager-metrics", &svc)
+	if p := svc.Spec.Ports; len(p) != 1 || p[0].Name != "https" || p[0].TargetPort.StrVal != "https" || c.Ports[0].Name != "https" {
+		t.Errorf("metrics Service ports %v, container ports %v: want one named https", p, c.Ports)
+	}
+	var auth, reader rbacv1.ClusterRole
+	decode(t, m, "ClusterRole", "sweep-operator-metrics-auth", &auth)
+	decode(t, m, "ClusterRole", "sweep-operator-metrics-reader", &reader)
+	wantAuth := []rbacv1.PolicyRule{
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+	}
+	if diff := cmp.Diff(wantAuth, auth.Rules); diff != "" {
+		t.Errorf("metrics-auth rules (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}, reader.Rules); diff != "" {
+		t.Errorf("metrics-reader rules (-want +got):\n%s", diff)
+	}
+	var binding rbacv1.ClusterRoleBinding
+	decode(t, m, "ClusterRoleBinding", "sweep-operator-metrics-auth", &binding)
+	if diff := cmp.Diff([]rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "sweep-operator-manager", Namespace: "sweep-system"}}, binding.Subjects); diff != "" {
+		t.Errorf("metrics-auth subjects (-want +got):\n%s", diff)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/metrics"
 )
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns/finalizers;tasktrials/finalizers,verbs=update
@@ -91,7 +92,7 @@ type Options struct {
 	SweepRunConcurrency int
 }
 
-// Setup registers both controllers with the manager.
+// Setup registers both controllers, and the gauges read from their objects, with the manager.
 func Setup(mgr ctrl.Manager, opts Options) error {
 	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
 	if err != nil {
@@ -107,6 +108,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return (&SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: opts.SweepRunConcurrency,
-		Events: mgr.GetEventRecorder(EventSource)}).SetupWithManager(mgr)
+	if err := (&SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: opts.SweepRunConcurrency,
+		Events: mgr.GetEventRecorder(EventSource)}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return mgr.Add(&metrics.StatusCollector{Reader: mgr.GetCache()})
 }

@@ -19,11 +19,19 @@ const conflictRecheck = time.Second
 // EventSource is the reporting controller of the manager's Events.
 const EventSource = "sweep-operator"
 
-// writeStatus writes obj's status once, when the reconcile changed it, records evs about obj
-// on rec (nil records none) once that write succeeded, and returns the reconcile's own result
-// and error unless the write fails. A write that failed records nothing: the next reconcile
-// finds the same change and its Events again.
-func writeStatus(ctx context.Context, c client.Client, rec events.EventRecorder, obj client.Object, changed bool, evs []statusevents.Event, result ctrl.Result, err error) (ctrl.Result, error) {
+// afterWrite is what a successful status write sets off: the Events of the change about the
+// object (on rec; nil records none), then what the metrics observe of it (observe, if set).
+type afterWrite struct {
+	rec     events.EventRecorder
+	events  []statusevents.Event
+	observe func()
+}
+
+// writeStatus writes obj's status once, when the reconcile changed it, runs after once that
+// write succeeded, and returns the reconcile's own result and error unless the write fails. A
+// write that failed sets nothing off: the next reconcile finds the same change, so its Events
+// and metrics are recorded once.
+func writeStatus(ctx context.Context, c client.Client, obj client.Object, changed bool, result ctrl.Result, err error, after afterWrite) (ctrl.Result, error) {
 	if !changed {
 		return result, err
 	}
@@ -33,10 +41,13 @@ func writeStatus(ctx context.Context, c client.Client, rec events.EventRecorder,
 		}
 		return ctrl.Result{}, uerr
 	}
-	if rec != nil {
-		for _, e := range evs {
-			rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+	if after.rec != nil {
+		for _, e := range after.events {
+			after.rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
 		}
+	}
+	if after.observe != nil {
+		after.observe()
 	}
 	return result, err
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
-// TestWriteStatus: the status is written once when changed, and its Events are recorded only
-// once that write succeeded.
+// TestWriteStatus: the status is written once when changed, and its Events and metrics are
+// recorded only once that write succeeded.
 func TestWriteStatus(t *testing.T) {
 	reconcileErr := errors.New("reconcile failed")
 	conflict := apierrors.NewConflict(schema.GroupResource{Group: "eval.sweep.dev", Resource: "tasktrials"}, "t", errors.New("stale"))
@@ -36,11 +36,12 @@ func TestWriteStatus(t *testing.T) {
 		wantErr    error
 		wantWrites int
 		wantEvents []string
+		wantCalls  int
 	}{
 		"unchanged is not written": {result: ctrl.Result{RequeueAfter: time.Minute}, wantResult: ctrl.Result{RequeueAfter: time.Minute}},
 		"changed is written once": {changed: true, result: ctrl.Result{RequeueAfter: time.Minute}, err: reconcileErr,
 			wantResult: ctrl.Result{RequeueAfter: time.Minute}, wantErr: reconcileErr, wantWrites: 1,
-			wantEvents: []string{"Normal TrialRunning phase Pending", "Warning PodEvicted 100% evicted"}},
+			wantEvents: []string{"Normal TrialRunning phase Pending", "Warning PodEvicted 100% evicted"}, wantCalls: 1},
 		"conflict rechecks soon": {changed: true, updateErr: conflict, err: reconcileErr,
 			wantResult: ctrl.Result{RequeueAfter: conflictRecheck}, wantWrites: 1},
 		"other write errors are returned": {changed: true, updateErr: reconcileErr, result: ctrl.Result{RequeueAfter: time.Minute},
@@ -62,7 +63,9 @@ func TestWriteStatus(t *testing.T) {
 			rec := events.NewFakeRecorder(10)
 			evs := []statusevents.Event{{Type: corev1.EventTypeNormal, Reason: reasons.TrialRunning, Note: "phase Pending"},
 				{Type: corev1.EventTypeWarning, Reason: reasons.PodEvicted, Note: "100% evicted"}}
-			result, err := writeStatus(context.Background(), c, rec, trial, tc.changed, evs, tc.result, tc.err)
+			calls := 0
+			result, err := writeStatus(context.Background(), c, trial, tc.changed, tc.result, tc.err,
+				afterWrite{rec: rec, events: evs, observe: func() { calls++ }})
 			close(rec.Events)
 			var recorded []string
 			for e := range rec.Events {
@@ -76,6 +79,9 @@ func TestWriteStatus(t *testing.T) {
 			}
 			if !errors.Is(err, tc.wantErr) {
 				t.Errorf("err = %v, want %v", err, tc.wantErr)
+			}
+			if calls != tc.wantCalls {
+				t.Errorf("metrics observed %d times, want %d", calls, tc.wantCalls)
 			}
 			if writes != tc.wantWrites {
 				t.Errorf("status writes = %d, want %d", writes, tc.wantWrites)

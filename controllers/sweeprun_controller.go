@@ -55,8 +55,8 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	before := run.Status.DeepCopy()
 	result, err := r.reconcile(ctx, run)
 	run.Status.ObservedGeneration = run.Generation
-	return writeStatus(ctx, r.Client, r.Events, run, !equality.Semantic.DeepEqual(before, &run.Status),
-		statusevents.ForSweepRun(before, &run.Status), result, err)
+	return writeStatus(ctx, r.Client, run, !equality.Semantic.DeepEqual(before, &run.Status), result, err,
+		afterWrite{rec: r.Events, events: statusevents.ForSweepRun(before, &run.Status)})
 }
 
 func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun) (ctrl.Result, error) {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/metrics"
 	"github.com/swe-sweep/sweep-operator/internal/readiness"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
@@ -71,8 +72,8 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
 	readiness.Set(&trial.Status.Conditions, trial.Generation, readiness.Trial(&trial.Status))
-	return writeStatus(ctx, r.Client, r.Events, trial, !equality.Semantic.DeepEqual(before, &trial.Status),
-		statusevents.ForTrial(before, &trial.Status), result, err)
+	return writeStatus(ctx, r.Client, trial, !equality.Semantic.DeepEqual(before, &trial.Status), result, err,
+		afterWrite{rec: r.Events, events: statusevents.ForTrial(before, &trial.Status), observe: func() { metrics.TrialWritten(before, trial) }})
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded harvest is

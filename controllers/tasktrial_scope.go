@@ -195,6 +195,7 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 	if err != nil {
 		return ctrl.Result{}, true, err
 	}
+	recordStageTimes(*ss, obs)
 	verdict := failure.Classify(obs)
 	if !verdict.Done {
 		return ctrl.Result{RequeueAfter: obs.RecheckAfter()}, true, nil
@@ -269,6 +270,17 @@ func conditionOf(stage podcontract.Stage) string {
 		return evalv1.TrialAgentCompleted
 	}
 	return evalv1.TrialVerified
+}
+
+// recordStageTimes keeps when the stage's container started and its Job finished, as the
+// Pod and Job show them, for the queue-wait and harvest-latency metrics.
+func recordStageTimes(ss *evalv1.StageStatus, obs failure.Stage) {
+	if ss.ContainerStartTime == nil && obs.Pod != nil && !obs.Pod.StartedAt.IsZero() {
+		ss.ContainerStartTime = &metav1.Time{Time: obs.Pod.StartedAt}
+	}
+	if ss.JobFinishTime == nil && obs.Finished() && !obs.JobFinishedAt.IsZero() {
+		ss.JobFinishTime = &metav1.Time{Time: obs.JobFinishedAt}
+	}
 }
 
 func (s *trialScope) recordStageEnd(stage podcontract.Stage, ss *evalv1.StageStatus, v failure.Verdict, sum *podcontract.Summary) {

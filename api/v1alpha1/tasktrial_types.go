@@ -110,8 +110,16 @@ type StageStatus struct {
 	JobName string `json:"jobName"`
 	// Run numbers the Jobs of this stage (retries create a new Job).
 	Run int32 `json:"run"`
+	// StartTime is when the controller created the Job.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// ContainerStartTime is when the stage's main container started, from its Pod.
+	// +optional
+	ContainerStartTime *metav1.Time `json:"containerStartTime,omitempty"`
+	// JobFinishTime is when the Job finished (its Pod ended), from the Job's conditions.
+	// +optional
+	JobFinishTime *metav1.Time `json:"jobFinishTime,omitempty"`
+	// CompletionTime is when the controller recorded the stage's end and its outputs.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 	// +optional

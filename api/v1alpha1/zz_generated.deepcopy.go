@@ -248,6 +248,14 @@ func (in *StageStatus) DeepCopyInto(out *StageStatus) {
 		in, out := &in.StartTime, &out.StartTime
 		*out = (*in).DeepCopy()
 	}
+	if in.ContainerStartTime != nil {
+		in, out := &in.ContainerStartTime, &out.ContainerStartTime
+		*out = (*in).DeepCopy()
+	}
+	if in.JobFinishTime != nil {
+		in, out := &in.JobFinishTime, &out.JobFinishTime
+		*out = (*in).DeepCopy()
+	}
 	if in.CompletionTime != nil {
 		in, out := &in.CompletionTime, &out.CompletionTime
 		*out = (*in).DeepCopy()

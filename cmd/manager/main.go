@@ -9,22 +9,26 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
+	"github.com/swe-sweep/sweep-operator/internal/metrics"
 )
 
 func main() {
 	var (
-		metricsAddr, probeAddr string
-		leaderElect            bool
-		qps                    float64
-		burst                  int
-		watchNamespaces        string
-		opts                   controllers.Options
+		probeAddr       string
+		metricsOpts     metrics.ServeOptions
+		leaderElect     bool
+		qps             float64
+		burst           int
+		watchNamespaces string
+		opts            controllers.Options
 	)
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
+	flag.StringVar(&metricsOpts.BindAddress, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (0 disables it)")
+	flag.BoolVar(&metricsOpts.Secure, "metrics-secure", true, "serve metrics over HTTPS to callers the API server authenticates and authorises for GET /metrics; false serves plain HTTP to anyone, for local use")
+	flag.StringVar(&metricsOpts.CertDir, "metrics-cert-dir", "", "directory with tls.crt and tls.key for the metrics endpoint; empty serves a self-signed certificate")
+	flag.BoolVar(&metricsOpts.HTTP2, "enable-http2", false, "serve metrics over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
 	flag.BoolVar(&leaderElect, "leader-elect", true, "elect a leader so that only one manager reconciles")
 	flag.Float64Var(&qps, "kube-api-qps", 100, "queries per second to the API server")
@@ -56,7 +60,7 @@ func main() {
 		Scheme:                        evalv1.NewScheme(),
 		Cache:                         controllers.CacheOptions(namespaces),
 		Client:                        controllers.ClientOptions(),
-		Metrics:                       metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                       metricsOpts.ServerOptions(),
 		HealthProbeBindAddress:        probeAddr,
 		LeaderElection:                leaderElect,
 		LeaderElectionID:              evalv1.LeaderLeaseName,

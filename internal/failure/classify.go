@@ -45,8 +45,10 @@ type Pod struct {
 	// Reason is the Pod's status reason (Evicted, NodeLost, UnexpectedAdmissionError, ...).
 	Reason  string
 	Message string
-	// Started: the main container has started at some point.
-	Started bool
+	// Started: the main container has started at some point; StartedAt is when it first did,
+	// zero when the Pod does not say.
+	Started   bool
+	StartedAt time.Time
 	// Terminal: the Pod's phase is Succeeded or Failed.
 	Terminal bool
 	Waiting  []ContainerWaiting

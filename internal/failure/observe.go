@@ -69,6 +69,7 @@ func podState(pod *corev1.Pod, main string) *Pod {
 		}
 		if cs.Name == main && (cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil) {
 			p.Started = true
+			p.StartedAt = firstStart(cs)
 		}
 		if cs.Name == main && (oomKilled(cs.State.Terminated) || oomKilled(cs.LastTerminationState.Terminated)) {
 			p.OOMKilled = true
@@ -80,6 +81,19 @@ func podState(pod *corev1.Pod, main string) *Pod {
 		}
 	}
 	return p
+}
+
+// firstStart is when the container first started: its earlier run's start if it restarted.
+func firstStart(cs corev1.ContainerStatus) time.Time {
+	for _, t := range []*corev1.ContainerStateTerminated{cs.LastTerminationState.Terminated, cs.State.Terminated} {
+		if t != nil && !t.StartedAt.IsZero() {
+			return t.StartedAt.Time
+		}
+	}
+	if r := cs.State.Running; r != nil {
+		return r.StartedAt.Time
+	}
+	return time.Time{}
 }
 
 // oomKilled is the runtime's reason for a container the kernel killed in its memory cgroup.

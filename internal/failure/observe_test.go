@@ -76,6 +76,7 @@ func TestObservePod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	started, restarted := metav1.NewTime(time.Unix(1700000000, 0)), metav1.NewTime(time.Unix(1700000060, 0))
 	collector := func(state, last *corev1.ContainerStateTerminated) corev1.ContainerStatus {
 		return corev1.ContainerStatus{Name: "collector", State: corev1.ContainerState{Terminated: state}, LastTerminationState: corev1.ContainerState{Terminated: last}}
 	}
@@ -92,6 +93,16 @@ func TestObservePod(t *testing.T) {
 		"main container started": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "agent", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 			wantPod: &Pod{Started: true}},
+		"main container running since": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "agent", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time}},
+		"restarted main container: its first start": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "agent", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: restarted}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, StartedAt: started}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time}},
+		"ended main container: its start": {status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, FinishedAt: restarted}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time, Terminal: true}},
 		"another container running is not a start": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "sidecar", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 			wantPod: &Pod{}},

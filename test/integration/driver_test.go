@@ -84,7 +84,7 @@ func (k kubelet) startPod(job *batchv1.Job, suffix string) *corev1.Pod {
 	}
 	ExpectWithOffset(1, k8s.Create(k.ctx(), pod)).To(Succeed())
 	pod.Status.Phase = corev1.PodRunning
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 	return pod
 }
@@ -117,6 +117,9 @@ func (k kubelet) endPod(pod *corev1.Pod, phase corev1.PodPhase, main corev1.Cont
 		msg = string(b)
 	}
 	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+	if cs := pod.Status.ContainerStatuses; main.StartedAt.IsZero() && len(cs) > 0 && cs[0].State.Running != nil {
+		main.StartedAt = cs[0].State.Running.StartedAt
+	}
 	pod.Status.Phase = phase
 	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: podbuild.CollectorContainer,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Message: msg}}}}

@@ -23,8 +23,11 @@ import (
 )
 
 // managerRole is the manager's ClusterRole as config/rbac deploys it, under a name of its own.
-func managerRole(name string) *rbacv1.ClusterRole {
-	b, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
+func managerRole(name string) *rbacv1.ClusterRole { return configClusterRole("role.yaml", name) }
+
+// configClusterRole creates the ClusterRole of config/rbac/file under a name of its own.
+func configClusterRole(file, name string) *rbacv1.ClusterRole {
+	b, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", file))
 	Expect(err).NotTo(HaveOccurred())
 	role := &rbacv1.ClusterRole{}
 	Expect(yaml.Unmarshal(b, role)).To(Succeed())

@@ -22,6 +22,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
+	"github.com/swe-sweep/sweep-operator/internal/metrics"
 )
 
 var (
@@ -60,15 +61,23 @@ func startManager() (stop func()) { return startManagerAs(cfg, nil) }
 
 // startManagerAs runs both controllers with the given identity, serving namespaces (nil: all).
 func startManagerAs(cfg *rest.Config, namespaces []string) (stop func()) {
+	return startManagerWith(cfg, namespaces, metricsserver.Options{BindAddress: "0"})
+}
+
+// startManagerWith runs both controllers, and the status gauges when metrics are served.
+func startManagerWith(cfg *rest.Config, namespaces []string, metricsOpts metricsserver.Options) (stop func()) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 evalv1.NewScheme(),
 		Cache:                  controllers.CacheOptions(namespaces),
 		Client:                 controllers.ClientOptions(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
+		Metrics:                metricsOpts,
 		HealthProbeBindAddress: "0",
 		Controller:             ctrlConfig(),
 	})
 	Expect(err).NotTo(HaveOccurred())
+	if metricsOpts.BindAddress != "0" {
+		Expect(mgr.Add(&metrics.StatusCollector{Reader: mgr.GetCache()})).To(Succeed())
+	}
 	Expect((&controllers.TaskTrialReconciler{
 		Client: mgr.GetClient(), Logs: logs, HookImage: "sweep/hook:test",
 		StartTimeout: time.Minute, MaxConcurrentReconciles: 4, Events: mgr.GetEventRecorder(controllers.EventSource),

@@ -38,3 +38,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- define "sweep-operator.image" -}}
 {{- printf "%s:%s" .repository (.tag | default .appVersion) }}
 {{- end }}
+
+{{/* The name of the manager's metrics port: https when it is served securely. */}}
+{{- define "sweep-operator.metricsPort" -}}
+{{- if .Values.metrics.secure }}https{{ else }}http{{ end }}
+{{- end }}
+
+{{/* The Secret of the metrics certificate, when metrics are served securely with one. */}}
+{{- define "sweep-operator.metricsCertSecret" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.secure }}{{ .Values.metrics.certSecretName }}{{ end }}
+{{- end }}
