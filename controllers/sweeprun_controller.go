@@ -206,8 +206,11 @@ func (r *SweepRunReconciler) handleRetry(ctx context.Context, run *evalv1.SweepR
 	if !ok {
 		return nil
 	}
+	// Trials marked by an earlier pass whose status write was lost still wait for their
+	// reruns.
+	awaiting := campaign.AwaitingRerun(trials)
 	for i := range rerun {
-		t := &rerun[i]
+		t := rerun[i].DeepCopy()
 		patch := client.MergeFrom(t.DeepCopy())
 		markSuperseded(t)
 		if err := r.Patch(ctx, t, patch); err != nil {
@@ -215,8 +218,7 @@ func (r *SweepRunReconciler) handleRetry(ctx context.Context, run *evalv1.SweepR
 		}
 		r.superseded.Remember(client.ObjectKeyFromObject(run), t.Name)
 	}
-	// Trials marked by an earlier pass whose status write was lost still wait for their reruns.
-	campaign.BeginRetry(run, req, len(rerun)+campaign.AwaitingRerun(trials), now)
+	campaign.BeginRetry(run, req, len(rerun)+awaiting, now)
 	return nil
 }
 
