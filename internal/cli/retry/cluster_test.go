@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,9 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
+	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -110,5 +113,39 @@ func TestRetryValidate(t *testing.T) {
 	sweeptest.ErrorContains(t, err, "flag --reason: Flaky: not a trial reason", "PodEvicted")
 	if err := (&Options{Reasons: []string{reasons.RewardOutOfBounds}}).Validate(); err != nil {
 		t.Errorf("a deterministic reason named explicitly is refused: %v", err)
+	}
+}
+
+// After a retry the verbs that read a campaign (info, compare, export, watch: all through
+// campaigns.Trials) see each attempt's final run, not the trial it superseded.
+func TestVerbsReadTheFinalRun(t *testing.T) {
+	srv := clitest.APIServer(t)
+	ns := srv.Namespace(t)
+	ctx := context.Background()
+	trials := clitest.CreateFinishedRun(t, srv.Client, ns, "run1")
+	run := sweepRun(t, srv.Client, ns, "run1")
+	var old *evalv1.TaskTrial
+	for _, tr := range trials {
+		if tr.Spec.Task == "astropy" && tr.Spec.Attempt == 1 {
+			old = tr
+		}
+	}
+	rerun := campaign.NextRunName(old)
+	old.Labels[evalv1.LabelSupersededBy] = rerun
+	clitest.Must(t, srv.Client.Update(ctx, old))
+	w := clitest.MakeTrial(run, "astropy", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 1, true))
+	w.Name, w.Labels[evalv1.LabelRerun] = rerun, "1"
+	w.Create(t, srv.Client)
+
+	read, err := info.CollectTrials(ctx, srv.Cluster(ns), io.Discard, []string{"run1"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, r := range read {
+		sources = append(sources, r.Source)
+	}
+	if !slices.Contains(sources, "tasktrial "+rerun) || slices.Contains(sources, "tasktrial "+old.Name) {
+		t.Errorf("sources = %v: want the rerun %s and not the superseded %s", sources, rerun, old.Name)
 	}
 }
