@@ -18,6 +18,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
+	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
 // annotate merge-patches the SweepRun's annotations, as `sweep retry` or a GitOps tool does.
@@ -70,6 +71,8 @@ var _ = Describe("Retrying a finished campaign", func() {
 		Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		Expect(c.Reason).To(Equal(reasons.Retrying))
 		Expect(kstatusOf(run)).To(Equal(status.InProgressStatus))
+		Eventually(eventsAbout(ns, "rt"), timeout, poll).Should(ContainElement(
+			corev1.EventTypeNormal + " " + reasons.Retrying + " " + statusevents.ActionRetry))
 
 		t := k.trial(rerun)
 		Expect(t.Spec.Task).To(Equal("a"))
