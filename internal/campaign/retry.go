@@ -148,7 +148,7 @@ func AwaitingRerun(trials []evalv1.TaskTrial) int {
 	}
 	n := 0
 	for i := range trials {
-		if Superseded(&trials[i]) && !names[trials[i].Labels[evalv1.LabelSupersededBy]] {
+		if Superseded(&trials[i]) && !names[NextRunName(&trials[i])] {
 			n++
 		}
 	}
@@ -170,8 +170,12 @@ func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
 	}
 	out := slices.Clone(plan)
 	for i := range out {
-		for t := by[out[i].Name]; t != nil && Superseded(t); t = by[out[i].Name] {
-			out[i].Name, out[i].Rerun = t.Labels[evalv1.LabelSupersededBy], Rerun(t)+1
+		// The names derive from each trial's spec and rerun number, never from a label's
+		// value; visited stops a chain that labels edited by hand turned into a loop.
+		visited := map[string]bool{}
+		for t := by[out[i].Name]; t != nil && Superseded(t) && !visited[t.Name]; t = by[out[i].Name] {
+			visited[t.Name] = true
+			out[i].Name, out[i].Rerun = NextRunName(t), Rerun(t)+1
 		}
 	}
 	return out

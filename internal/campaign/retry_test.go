@@ -142,6 +142,11 @@ func TestPlanReruns(t *testing.T) {
 			want: []Planned{plan[0], {Name: "c-a-2-r1", Task: task, Attempt: 2, Rerun: 1}}},
 		"the newest of a chain": {trials: []evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialError, reasons.NodeLost, true)},
 			want: []Planned{{Name: "c-a-1-r2", Task: task, Attempt: 1, Rerun: 2}, plan[1]}},
+		"labels edited into a loop end": {trials: func() []evalv1.TaskTrial {
+			r1 := run("a", 1, 1, evalv1.TrialError, reasons.PodEvicted, true)
+			r1.Labels[evalv1.LabelRerun] = "0" // so that its next run is named as itself
+			return []evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), r1}
+		}(), want: []Planned{{Name: "c-a-1-r1", Task: task, Attempt: 1, Rerun: 1}, plan[1]}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
