@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,11 +34,14 @@ type SweepRunReconciler struct {
 	Events events.EventRecorder
 
 	created campaign.CreatedTrials
+	// superseded remembers the trials a retry marked superseded until the cache shows the
+	// label, so that a stale cache cannot count them as final again.
+	superseded campaign.CreatedTrials
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 
 // Reconcile gathers the campaign's changes and writes its status once.
@@ -46,6 +50,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.created.Forget(req.NamespacedName)
+			r.superseded.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -66,6 +71,11 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		st.StartTime = &metav1.Time{Time: now}
 	}
 	if st.CompletionTime != nil {
+		if err := r.handleRetry(ctx, run, now); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if st.CompletionTime != nil {
 		campaign.SetStanding(run, nil)
 		return r.applyTTL(ctx, run, now)
 	}
@@ -73,16 +83,18 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	trials, err := r.listTrials(ctx, run)
+	all, err := r.listTrials(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	seen := sets.New[string]()
-	for i := range trials {
-		seen.Insert(trials[i].Name)
+	for i := range all {
+		seen.Insert(all[i].Name)
 	}
 	unseen := r.created.Unseen(client.ObjectKeyFromObject(run), seen)
-	plan := campaign.Plan(run, tasks)
+	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
+	// Each attempt counts with its final result; the trials reruns superseded are records.
+	trials := campaign.FinalTrials(all)
 	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
 
 	decision := campaign.Decide(run, missing, len(plan))
@@ -124,18 +136,38 @@ func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepR
 	return tasks, missing, nil
 }
 
+// listTrials lists the campaign's trials, those a retry marked superseded shown so even
+// before the cache does.
 func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRun) ([]evalv1.TaskTrial, error) {
 	list := &evalv1.TaskTrialList{}
 	if err := r.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{evalv1.LabelSweepRun: run.Name}); err != nil {
 		return nil, err
 	}
 	out := list.Items[:0]
+	labelled := sets.New[string]()
 	for _, t := range list.Items {
 		if metav1.IsControlledBy(&t, run) {
 			out = append(out, t)
+			if campaign.Superseded(&t) {
+				labelled.Insert(t.Name)
+			}
+		}
+	}
+	marked := r.superseded.Unseen(client.ObjectKeyFromObject(run), labelled)
+	for i := range out {
+		if marked.Has(out[i].Name) {
+			markSuperseded(&out[i])
 		}
 	}
 	return out, nil
+}
+
+// markSuperseded labels trial as superseded by its next run.
+func markSuperseded(t *evalv1.TaskTrial) {
+	if t.Labels == nil {
+		t.Labels = map[string]string{}
+	}
+	t.Labels[evalv1.LabelSupersededBy] = campaign.NextRunName(t)
 }
 
 func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepRun, p campaign.Planned) error {
@@ -144,6 +176,9 @@ func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepR
 		Spec:       campaign.TrialSpec(run, p.Task, p.Attempt),
 	}
 	trial.Labels = podbuild.Labels(trial, "")
+	if p.Rerun > 0 {
+		trial.Labels[evalv1.LabelRerun] = strconv.Itoa(int(p.Rerun))
+	}
 	if err := controllerutil.SetControllerReference(run, trial, r.Scheme()); err != nil {
 		return err
 	}
@@ -151,6 +186,39 @@ func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepR
 		return fmt.Errorf("create trial %s: %w", p.Name, err)
 	}
 	r.created.Remember(client.ObjectKeyFromObject(run), p.Name)
+	return nil
+}
+
+// handleRetry handles a finished campaign's new retry request (annotation
+// eval.sweep.dev/retry): it marks each trial to rerun as superseded by its rerun, which the
+// plan then creates (campaign.PlanReruns), and records the request in status. Marking first
+// makes a request interrupted halfway safe: the marked trials are no longer final, so handling
+// it again picks only the rest.
+func (r *SweepRunReconciler) handleRetry(ctx context.Context, run *evalv1.SweepRun, now time.Time) error {
+	if _, ok := campaign.PendingRetry(run); !ok {
+		return nil
+	}
+	trials, err := r.listTrials(ctx, run)
+	if err != nil {
+		return err
+	}
+	req, rerun, ok := campaign.DecideRetry(run, trials)
+	if !ok {
+		return nil
+	}
+	// Trials marked by an earlier pass whose status write was lost still wait for their
+	// reruns.
+	awaiting := campaign.AwaitingRerun(trials)
+	for i := range rerun {
+		t := rerun[i].DeepCopy()
+		patch := client.MergeFrom(t.DeepCopy())
+		markSuperseded(t)
+		if err := r.Patch(ctx, t, patch); err != nil {
+			return fmt.Errorf("mark trial %s superseded for retry %s: %w", t.Name, req.Token, err)
+		}
+		r.superseded.Remember(client.ObjectKeyFromObject(run), t.Name)
+	}
+	campaign.BeginRetry(run, req, len(rerun)+awaiting, now)
 	return nil
 }
 

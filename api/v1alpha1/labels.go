@@ -9,6 +9,19 @@ const (
 	LabelAttempt  = "eval.sweep.dev/attempt"
 	// LabelRun numbers the Jobs of one stage of a trial (a retry is a new run).
 	LabelRun = "eval.sweep.dev/run"
+	// LabelRerun numbers the reruns of one attempt of a task that `sweep retry` asked for: a
+	// rerun trial carries 1, 2, ...; the attempt's first trial has none.
+	LabelRerun = "eval.sweep.dev/rerun"
+	// LabelSupersededBy marks a trial a rerun replaced, with the rerun's name: the trial is
+	// kept as a record and no longer scored or counted.
+	LabelSupersededBy = "eval.sweep.dev/superseded-by"
+
+	// AnnotationRetry on a SweepRun asks its controller to rerun the failed trials of the
+	// finished campaign: each new value is one request, handled once (status.retry.token).
+	AnnotationRetry = "eval.sweep.dev/retry"
+	// AnnotationRetryReasons narrows a retry request to trials that ended with these reasons,
+	// comma-separated; absent, the reasons a trial may fail with by chance are rerun.
+	AnnotationRetryReasons = "eval.sweep.dev/retry-reasons"
 
 	AnnotationAgentImage    = "eval.sweep.dev/agent-image"
 	AnnotationVerifierImage = "eval.sweep.dev/verifier-image"

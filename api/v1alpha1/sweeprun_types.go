@@ -140,6 +140,29 @@ type SweepRunStatus struct {
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Retry is the last retry request (annotation eval.sweep.dev/retry) the controller handled.
+	// +optional
+	Retry *RetryStatus `json:"retry,omitempty"`
+}
+
+// RetryStatus records a handled retry request, so that each request reruns trials once and a
+// manifest applied again with the same annotation changes nothing.
+type RetryStatus struct {
+	// Token is the eval.sweep.dev/retry annotation value handled.
+	Token string `json:"token"`
+	// HandledAt is when the controller handled it.
+	// +optional
+	HandledAt *metav1.Time `json:"handledAt,omitempty"`
+	// Reasons are the trial reasons the request reran.
+	// +optional
+	// +listType=atomic
+	Reasons []string `json:"reasons,omitempty"`
+	// Trials is the number of trials the request reran.
+	// +optional
+	Trials int32 `json:"trials,omitempty"`
+	// Message says what the request did, or why it reran nothing.
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // SweepRun is a campaign: tasks × attempts of one agent.

@@ -26,6 +26,7 @@ func newRootCmd() *cobra.Command {
 			"  sweep run -f campaign.yaml --watch                 start a campaign and follow it\n" +
 			"  sweep get sr -o wide                               the campaigns of the namespace\n" +
 			"  sweep info NAME --per-task                         SWE-sweep's report of a campaign\n" +
+			"  sweep retry NAME --watch                           rerun its infrastructure failures in place\n" +
 			"  sweep compare A B                                  two campaigns or job directories, task by task\n" +
 			"  sweep export NAME -o jobs/NAME                     its results in Harbor's job layout",
 		SilenceUsage:  true,
@@ -41,7 +42,7 @@ func newRootCmd() *cobra.Command {
 		}
 	})
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newCompareCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
-	root.AddCommand(newSwebenchCmd(kube), newGetCmd(kube), newVersionCmd(kube))
+	root.AddCommand(newSwebenchCmd(kube), newGetCmd(kube), newVersionCmd(kube), newRetryCmd(kube))
 	addCompletions(root, kube)
 	return root
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/cli/infra"
+	"github.com/swe-sweep/sweep-operator/internal/cli/retry"
 	"github.com/swe-sweep/sweep-operator/internal/cli/run"
 	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
 )
@@ -70,6 +71,29 @@ func newExportCmd(kube *clioptions.Cluster) *cobra.Command {
 		RunE:    runOptions(o),
 	}
 	cmd.Flags().StringVarP(&o.Dir, "output-dir", "o", "", "the job folder to write (created if missing)")
+	return cmd
+}
+
+func newRetryCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &retry.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "retry NAME [--reason R,...] [--watch]",
+		Short: "Rerun the failed trials of a finished campaign in place",
+		Long: "retry asks the operator to rerun the trials of the finished SweepRun NAME that ended Error or\n" +
+			"Failed with one of the reasons, each as a new trial of the same task and attempt. The earlier\n" +
+			"trials are kept, labelled eval.sweep.dev/superseded-by, and no longer scored: the score\n" +
+			"counts each attempt's final run. Without --reason it reruns the failures that can happen by\n" +
+			"chance (infrastructure, and verifier failures that are not deterministic); a reason such as\n" +
+			"RewardOutOfBounds or InvalidTask is rerun only when named. A measured trial is never rerun.\n" +
+			"The request is the SweepRun's eval.sweep.dev/retry annotation with a fresh value, so applying\n" +
+			"the campaign's manifest again does not undo or repeat it. retry prints the trials that will\n" +
+			"rerun; --watch then follows the campaign until they end, as `sweep watch` does.",
+		Example: "  sweep retry nightly --watch\n  sweep retry nightly --reason GraderFailed,VerifierTimeout",
+		Args:    cobra.ExactArgs(1),
+		RunE:    runOptions(o),
+	}
+	cmd.Flags().StringSliceVar(&o.Reasons, "reason", nil, "rerun only the trials that ended with these reasons (comma-separated)")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until the reruns end")
 	return cmd
 }
 

@@ -98,6 +98,7 @@ func argCompletions(kube *clioptions.Cluster) map[string]cobra.CompletionFunc {
 		"compare":         completion.Positional(sweepRunsOrDirs, sweepRunsOrDirs),
 		"export":          sweepRun,
 		"watch":           sweepRun,
+		"retry":           sweepRun,
 		"swebench report": sweepRun,
 		"eval":            completion.Positional(completion.Names(kube, completion.Tasks, cobra.ShellCompDirectiveNoFileComp), completion.Files),
 		"tasks check":     completion.Names(kube, completion.Tasks, cobra.ShellCompDirectiveNoFileComp),

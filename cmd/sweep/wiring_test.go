@@ -33,6 +33,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"swebench", "report"}, "accepts 1 arg(s), received 0"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
 		{[]string{"get"}, "requires at least 1 arg(s), only received 0"},
+		{[]string{"retry"}, "accepts 1 arg(s), received 0"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -77,6 +78,8 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"swebench report", append(noCluster, "swebench", "report", "run1"), []string{"--kubeconfig"}},
 		{"version output", []string{"version", "-o", "xml"}, []string{`got "xml"`}},
 		{"get output", []string{"get", "sr", "-o", "xml"}, []string{"flag -o/--output: want one of wide, json", `got "xml"`}},
+		{"retry reason", []string{"retry", "run1", "--reason", "PodEvicted,Flaky"}, []string{"flag --reason: Flaky: not a trial reason"}},
+		{"retry kubeconfig", append(noCluster, "retry", "run1", "--watch"), []string{"--kubeconfig"}},
 		{"get kubeconfig", append(noCluster, "get", "tt", "--run", "run1"), []string{"--kubeconfig"}},
 		{"version kubeconfig", append(noCluster, "version"), []string{"operator version", "--kubeconfig", "sweep version --client"}},
 	} {

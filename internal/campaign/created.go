@@ -7,9 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
-// CreatedTrials remembers, per campaign, the trials a reconciler created that its cache has
-// not shown yet, so that a stale cache can neither cause a double create nor let parallelism
-// be exceeded. The zero value is ready; it is safe for concurrent reconciles.
+// CreatedTrials remembers, per campaign, the trials a reconciler created (or otherwise wrote)
+// that its cache has not shown yet, so that a stale cache can neither cause a double create
+// nor let parallelism be exceeded. The zero value is ready; it is safe for concurrent
+// reconciles.
 type CreatedTrials struct {
 	mu      sync.Mutex
 	created map[types.NamespacedName]sets.Set[string]

@@ -30,7 +30,11 @@ var notNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 // TrialName is the deterministic name of a campaign's trial, so that a repeated create is
 // harmless. Names that had to be shortened or cleaned get a hash of the original.
 func TrialName(run, task string, attempt int32) string {
-	raw := fmt.Sprintf("%s-%s-%d", run, task, attempt)
+	return boundedName(fmt.Sprintf("%s-%s-%d", run, task, attempt))
+}
+
+// boundedName is raw as a name of at most MaxTrialNameLength characters.
+func boundedName(raw string) string {
 	clean := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(raw), "-"), "-")
 	if clean == raw && len(clean) <= MaxTrialNameLength {
 		return clean
@@ -153,6 +157,8 @@ type Planned struct {
 	Name    string
 	Task    Task
 	Attempt int32
+	// Rerun numbers a rerun of the attempt (RerunName); 0 for its first trial.
+	Rerun int32
 }
 
 // Plan lists every trial of the campaign in creation order: task by task, attempt by attempt.

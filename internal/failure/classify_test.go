@@ -2,6 +2,7 @@ package failure
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -239,5 +240,25 @@ func TestNext(t *testing.T) {
 				t.Errorf("Next (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRerunByDefault keeps `sweep retry`'s default in step with the retry policy: every
+// default reason is a reason, and the policy retries it (infrastructure, or a verifier
+// failure that is not deterministic).
+func TestRerunByDefault(t *testing.T) {
+	policy := evalv1.RetryPolicy{InfrastructureRetries: 1, RetryVerifierFailures: true}
+	for _, r := range RerunByDefault {
+		if !reasons.Known(r) {
+			t.Errorf("%q is not a reason of api/v1alpha1/reasons", r)
+		}
+		if d := Next(Verdict{Done: true, Class: ClassVerifier, Reason: r}, Used{}, policy); d.Step != StepRetry {
+			t.Errorf("%q: the retry policy does not retry it, so a rerun ends the same way", r)
+		}
+	}
+	for _, r := range []string{reasons.RewardOutOfBounds, reasons.UnknownBugs, reasons.BugSubsetUnsupported, reasons.InvalidTask} {
+		if slices.Contains(RerunByDefault, r) {
+			t.Errorf("%q ends the same way again and is rerun only when named", r)
+		}
 	}
 }

@@ -83,3 +83,15 @@ func backoff(baseSeconds, spent int32) time.Duration {
 	}
 	return d
 }
+
+// RerunByDefault are the reasons `sweep retry` reruns when it is not given any: those a trial
+// can end with by chance, so that running it again may measure it. They are the
+// infrastructure reasons and the verifier failures the retry policy retries (every one but
+// deterministicVerifierFailure's); a reason the agent's patch or the task itself caused
+// (InvalidTask, a result out of bounds, a bug subset refused) ends the same way again and is
+// rerun only when named.
+var RerunByDefault = []string{
+	reasons.ImagePullFailed, reasons.PodEvicted, reasons.NodeLost, reasons.Preempted,
+	reasons.EnvironmentStartTimeout, reasons.CollectorLost,
+	reasons.VerifierTimeout, reasons.GraderFailed, reasons.RewardMissing,
+}

@@ -29,7 +29,8 @@ type Event struct {
 const (
 	// ActionChangePhase: the object's phase changed; the note says from what to what.
 	ActionChangePhase = "ChangePhase"
-	// ActionRetry: a trial's stage runs again in a new Job after a failure.
+	// ActionRetry: a trial's stage runs again in a new Job after a failure; on a SweepRun, a
+	// retry request (`sweep retry`) was handled.
 	ActionRetry = "Retry"
 	// ActionRecordReason: a trial recorded a failure reason and goes on (an agent that timed
 	// out is still verified).
@@ -70,7 +71,8 @@ func ForTrial(old, new *evalv1.TaskTrialStatus) []Event {
 // ForSweepRun is the Events of a campaign whose status went from old to new: one for each
 // phase change, with the reason of its Ready condition (Resumed when it leaves Suspended), a
 // Warning when it fails or stalls; and a Warning when it becomes Stalled in the same phase
-// (its trials failing on infrastructure).
+// (its trials failing on infrastructure); before those, one for each retry request it handled
+// (reason Retrying, the note saying what it reruns).
 func ForSweepRun(old, new *evalv1.SweepRunStatus) []Event {
 	ready := meta.FindStatusCondition(new.Conditions, evalv1.ConditionReady)
 	if ready == nil {
@@ -81,19 +83,23 @@ func ForSweepRun(old, new *evalv1.SweepRunStatus) []Event {
 	if stalled || new.Phase == evalv1.SweepRunFailedPh {
 		typ = corev1.EventTypeWarning
 	}
-	if new.Phase != old.Phase {
+	var out []Event
+	if r := new.Retry; r != nil && (old.Retry == nil || old.Retry.Token != r.Token) {
+		out = append(out, Event{Type: corev1.EventTypeNormal, Reason: reasons.Retrying, Action: ActionRetry, Note: clip(r.Message)})
+	}
+	was := meta.FindStatusCondition(old.Conditions, evalv1.ConditionStalled)
+	switch {
+	case new.Phase != old.Phase:
 		reason := ready.Reason
 		if old.Phase == evalv1.SweepRunSuspend && new.Phase == evalv1.SweepRunRunning {
 			reason = reasons.Resumed
 		}
-		return dropUnnamed([]Event{{Type: typ, Reason: reason, Action: ActionChangePhase,
-			Note: phaseNote(string(old.Phase), string(new.Phase), ready.Message)}})
+		out = append(out, Event{Type: typ, Reason: reason, Action: ActionChangePhase,
+			Note: phaseNote(string(old.Phase), string(new.Phase), ready.Message)})
+	case stalled && (was == nil || was.Status != metav1.ConditionTrue || was.Reason != ready.Reason):
+		out = append(out, Event{Type: typ, Reason: ready.Reason, Action: ActionStall, Note: clip(ready.Message)})
 	}
-	was := meta.FindStatusCondition(old.Conditions, evalv1.ConditionStalled)
-	if stalled && (was == nil || was.Status != metav1.ConditionTrue || was.Reason != ready.Reason) {
-		return dropUnnamed([]Event{{Type: typ, Reason: ready.Reason, Action: ActionStall, Note: clip(ready.Message)}})
-	}
-	return nil
+	return dropUnnamed(out)
 }
 
 // event is an Event of a trial in phase with reason: a Warning when the reason is a failure.

@@ -81,6 +81,11 @@ func campaign(phase evalv1.SweepRunPhase, v readiness.Verdict) evalv1.SweepRunSt
 func TestForSweepRun(t *testing.T) {
 	running := campaign(evalv1.SweepRunRunning, readiness.Verdict{Standing: readiness.Reconciling, Reason: reasons.TrialsRunning, Message: "0/4 trials finished, 2 running"})
 	stalled := campaign(evalv1.SweepRunRunning, readiness.Verdict{Standing: readiness.Stalled, Reason: reasons.InfrastructureFailing, Message: "the last 3 ..."})
+	succeeded := campaign(evalv1.SweepRunSucceeded, readiness.Verdict{Standing: readiness.Ready, Reason: reasons.AllTrialsFinished, Message: "score 0.5000 over 6 bugs"})
+	retried := func(st evalv1.SweepRunStatus, token, msg string) evalv1.SweepRunStatus {
+		st.Retry = &evalv1.RetryStatus{Token: token, Message: msg}
+		return st
+	}
 	suspended := campaign(evalv1.SweepRunSuspend, readiness.Verdict{Standing: readiness.Waiting, Reason: reasons.Suspended, Message: "spec.suspend is true"})
 	cases := map[string]struct {
 		old, new evalv1.SweepRunStatus
@@ -110,6 +115,12 @@ func TestForSweepRun(t *testing.T) {
 			want: []Event{{Type: warning, Reason: reasons.InfrastructureFailing, Action: ActionStall, Note: "the last 3 ..."}}},
 		"still stalled is no event":     {old: stalled, new: stalled},
 		"no longer stalled is no event": {old: stalled, new: running},
+		"a retry request leaves completion": {old: succeeded, new: retried(running, "t1", "rerunning 1 trials that ended with reason PodEvicted"),
+			want: []Event{{Type: normal, Reason: reasons.Retrying, Action: ActionRetry, Note: "rerunning 1 trials that ended with reason PodEvicted"},
+				{Type: normal, Reason: reasons.TrialsRunning, Action: ActionChangePhase, Note: "phase Succeeded → Running: 0/4 trials finished, 2 running"}}},
+		"a retry request with nothing to rerun": {old: succeeded, new: retried(succeeded, "t1", "nothing to rerun"),
+			want: []Event{{Type: normal, Reason: reasons.Retrying, Action: ActionRetry, Note: "nothing to rerun"}}},
+		"a handled retry is no event": {old: retried(running, "t1", "m"), new: retried(running, "t1", "m")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ var known = map[string]bool{
 	TasksNotFound: true, NoTasksSelected: true, TrialsRunning: true, AllTrialsFinished: true,
 	NothingMeasured: true, Suspended: true, Resumed: true,
 	EmptyBugSubset: true, UnknownBugs: true, BugSubsetUnsupported: true,
-	TrialRunning: true, InfrastructureFailing: true,
+	TrialRunning: true, InfrastructureFailing: true, Retrying: true,
 }
 
 // Known reports whether reason is one of this package's reasons.

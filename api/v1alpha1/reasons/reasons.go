@@ -130,6 +130,9 @@ const (
 	// infrastructure, none measured (Stalled true); the message names them. New trials still
 	// start: read the trials' reasons and fix the cluster (images, nodes, quotas).
 	InfrastructureFailing string = "InfrastructureFailing"
+	// Retrying: a retry request (annotation eval.sweep.dev/retry, `sweep retry`) reruns
+	// trials of the finished campaign (Complete false until they end).
+	Retrying string = "Retrying"
 )
 
 // Reasons a bug subset (SweepRun spec.tasks.bugs) is refused: the SweepRun fails when it is

@@ -20,6 +20,7 @@ var all = map[string]string{
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
 	InfrastructureFailing: "InfrastructureFailing",
+	Retrying:              "Retrying",
 	EmptyBugSubset:        "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 }
 
@@ -29,8 +30,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 34 {
-		t.Errorf("%d reasons pinned, want 34: pin a new reason here", len(all))
+	if len(all) != 35 {
+		t.Errorf("%d reasons pinned, want 35: pin a new reason here", len(all))
 	}
 }
 

@@ -32,7 +32,8 @@ func GetSweepRun(ctx context.Context, cl client.Client, ns, name string) (*evalv
 }
 
 // Trials lists a campaign's TaskTrials (label eval.sweep.dev/sweep-run), in task and
-// attempt order.
+// attempt order: each attempt's final result (campaign.FinalTrials), as the campaign scores
+// it; trials a `sweep retry` rerun superseded are left out.
 func Trials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.TaskTrial, error) {
 	list := &evalv1.TaskTrialList{}
 	if err := cl.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelSweepRun: name}); err != nil {
@@ -45,7 +46,7 @@ func Trials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.Ta
 		}
 		return a.Attempt < b.Attempt
 	})
-	return list.Items, nil
+	return campaign.FinalTrials(list.Items), nil
 }
 
 // CreateHint adds what to do to an error of creating a campaign.
