@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
@@ -37,6 +38,8 @@ func TestE2E(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
+	// The CLI verbs the specs run in-process log through controller-runtime's logger.
+	log.SetLogger(GinkgoLogr)
 	var err error
 	root, err = filepath.Abs(filepath.Join("..", ".."))
 	Expect(err).NotTo(HaveOccurred())
