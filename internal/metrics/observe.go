@@ -125,11 +125,16 @@ type TrialKey struct {
 	Reason    string
 }
 
-// CountTrials counts trials by namespace, phase and reason label.
+// CountTrials counts trials by namespace, phase and reason label. A trial a rerun superseded
+// (`sweep retry`) is a record, no longer a result: it is not counted, so that a failure once
+// rerun stops showing.
 func CountTrials(trials []evalv1.TaskTrial) map[TrialKey]int {
 	out := map[TrialKey]int{}
 	for i := range trials {
 		t := &trials[i]
+		if campaign.Superseded(t) {
+			continue
+		}
 		out[TrialKey{Namespace: t.Namespace, Phase: t.Status.Phase, Reason: ReasonLabel(t.Status.Reason)}]++
 	}
 	return out

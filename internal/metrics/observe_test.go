@@ -112,6 +112,8 @@ func TestCountTrials(t *testing.T) {
 		trial("a", evalv1.TrialSucceeded, reasons.AgentTimeout), trial("b", evalv1.TrialSucceeded, reasons.Graded),
 		trial("a", evalv1.TrialError, "not a reason"), trial("a", evalv1.TrialError, "another"),
 		trial("a", "", ""),
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Labels: map[string]string{evalv1.LabelSupersededBy: "t-r1"}},
+			Status: evalv1.TaskTrialStatus{Phase: evalv1.TrialError, Reason: reasons.PodEvicted}},
 	})
 	want := map[TrialKey]int{
 		{"a", evalv1.TrialSucceeded, reasons.Graded}: 2, {"a", evalv1.TrialSucceeded, reasons.AgentTimeout}: 1,
