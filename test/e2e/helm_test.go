@@ -50,7 +50,7 @@ func helmCmd(stdin []byte, args ...string) string {
 	// Not GinkgoT().TempDir(): the cleanup uninstalls with it, where DeferCleanup is refused.
 	home, err := os.MkdirTemp("", "helm-home")
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	defer os.RemoveAll(home)
+	defer func() { ExpectWithOffset(1, os.RemoveAll(home)).To(Succeed()) }()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(),
