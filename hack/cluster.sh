@@ -477,9 +477,11 @@ cmd_down() {
   done
   stop containerd 20
   # shims outlive containerd by design: ours are the processes in the namespace running our shim
+  # (compared by resolved path: bin/k8s may be a link, and /proc/PID/exe is always resolved)
   if [ -e /run/netns/$NS ]; then
+    local shim; shim=$(readlink -f "$BIN/containerd-shim-runc-v2")
     for p in $(ip netns pids $NS 2>/dev/null); do
-      [ "$(readlink /proc/$p/exe 2>/dev/null)" = "$BIN/containerd-shim-runc-v2" ] && kill -KILL "$p" 2>/dev/null || true
+      [ "$(readlink /proc/$p/exe 2>/dev/null)" = "$shim" ] && kill -KILL "$p" 2>/dev/null || true
     done
   fi
   stop node 10
