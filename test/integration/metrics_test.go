@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -20,6 +21,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -209,7 +211,7 @@ var _ = Describe("the manager's metrics", func() {
 				{"sweep_queue_wait_seconds", map[string]string{}, 1},
 				{"sweep_trial_duration_seconds", map[string]string{metrics.LabelPhase: string(evalv1.TrialSucceeded)}, 1},
 			} {
-				g.Expect(after.count(d.name, d.labels)-before.count(d.name, d.labels)).To(Equal(d.want), "%s%v", d.name, d.labels)
+				g.Expect(after.count(d.name, d.labels)-before.count(d.name, d.labels)).To(Equal(d.want), "%s%v; the trial's status: %s", d.name, d.labels, trialStatusJSON(ns, name))
 			}
 		}, timeout, poll).Should(Succeed())
 
@@ -271,3 +273,16 @@ var _ = Describe("the manager's metrics", func() {
 		}, timeout, poll).Should(Succeed())
 	})
 })
+
+// trialStatusJSON is a trial's status as the API server has it, for a failure's message.
+func trialStatusJSON(ns, name string) string {
+	t := &evalv1.TaskTrial{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, t); err != nil {
+		return err.Error()
+	}
+	b, err := json.Marshal(t.Status)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
