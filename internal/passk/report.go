@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 )
 
 // Units pass@k is computed over.
@@ -19,12 +20,6 @@ const (
 	UnitTask = "task"
 )
 
-// Subtask is one bug of SWE-sweep's eval.json `subtasks`.
-type Subtask struct {
-	ID       string
-	Resolved bool
-}
-
 // Trial is a scoring input with what its verifier said of each bug.
 type Trial struct {
 	scoring.Trial
@@ -33,7 +28,7 @@ type Trial struct {
 	// Subtasks are the bugs its eval.json lists, when NoSubtasks is empty (a failed build
 	// lists none). NoSubtasks says why the trial has no per-bug results: its task is then
 	// scored per task.
-	Subtasks   []Subtask
+	Subtasks   []sweepbundle.SubtaskOutcome
 	NoSubtasks string
 }
 

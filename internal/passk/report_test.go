@@ -9,13 +9,14 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 )
 
 // bugs is a trial of task whose eval.json lists ids, those in resolved resolved.
 func bugs(task string, visibleOK float64, ids []string, resolved ...string) Trial {
-	var subtasks []Subtask
+	var subtasks []sweepbundle.SubtaskOutcome
 	for _, id := range ids {
-		subtasks = append(subtasks, Subtask{ID: id, Resolved: contains(resolved, id)})
+		subtasks = append(subtasks, sweepbundle.SubtaskOutcome{ID: id, Resolved: contains(resolved, id)})
 	}
 	t := counts(task, len(ids), len(resolved), visibleOK)
 	t.Subtasks = subtasks
@@ -108,11 +109,11 @@ func TestCompute(t *testing.T) {
 			name: "a failed build lists no bug: the bugs n_subtasks counts are unlisted, never resolved",
 			trials: []Trial{listed(bugs("a", 1, []string{"b1", "b2"}, "b1")), func() Trial {
 				tr := listed(counts("a", 2, 0, 0))
-				tr.Subtasks = []Subtask{}
+				tr.Subtasks = []sweepbundle.SubtaskOutcome{}
 				return tr
 			}(), func() Trial {
 				tr := listed(counts("b", 2, 0, 0))
-				tr.Subtasks = []Subtask{}
+				tr.Subtasks = []sweepbundle.SubtaskOutcome{}
 				return tr
 			}()},
 			ks: []int{1},

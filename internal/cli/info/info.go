@@ -188,7 +188,7 @@ func clusterEval(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) ([
 }
 
 // subtasksOf is what an eval.json says of each bug, or why it says nothing.
-func subtasksOf(data []byte, readErr error) ([]passk.Subtask, string) {
+func subtasksOf(data []byte, readErr error) ([]sweepbundle.SubtaskOutcome, string) {
 	switch {
 	case errors.Is(readErr, fs.ErrNotExist):
 		return nil, "no " + harborjob.EvalJSON
@@ -199,9 +199,5 @@ func subtasksOf(data []byte, readErr error) ([]passk.Subtask, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	subtasks := make([]passk.Subtask, len(outcome.Subtasks))
-	for i, s := range outcome.Subtasks {
-		subtasks[i] = passk.Subtask{ID: s.ID, Resolved: s.Resolved}
-	}
-	return subtasks, ""
+	return outcome.Subtasks, ""
 }
