@@ -179,6 +179,8 @@ task_images_dir() {
 # (docker_image in task.toml) are skipped.
 catalogue_images() {
   [ $# -gt 0 ] || { echo "usage: $0 catalogue TASKS-DIR..." >&2; exit 2; }
+  # jq reads the image list below; a fresh Debian machine has none (as with debootstrap above).
+  command -v jq >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends jq; }
   (cd "$root" && go build -o "$bin/sweep" ./cmd/sweep)
   local json
   json=$("$bin/sweep" tasks images "$@" --registry "$prefix" -o json)
