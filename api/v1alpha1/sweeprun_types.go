@@ -27,6 +27,7 @@ type TaskSelection struct {
 // +kubebuilder:validation:XValidation:rule="self.attempts == oldSelf.attempts",message="spec.attempts is immutable: create a new SweepRun to change the attempts"
 // +kubebuilder:validation:XValidation:rule="has(self.timeouts) == has(oldSelf.timeouts) && (!has(self.timeouts) || self.timeouts == oldSelf.timeouts)",message="spec.timeouts is immutable: create a new SweepRun to change the timeouts"
 // +kubebuilder:validation:XValidation:rule="has(self.resources) == has(oldSelf.resources) && (!has(self.resources) || self.resources == oldSelf.resources)",message="spec.resources is immutable: create a new SweepRun to change the resources"
+// +kubebuilder:validation:XValidation:rule="has(self.artifactStore) == has(oldSelf.artifactStore) && (!has(self.artifactStore) || self.artifactStore == oldSelf.artifactStore)",message="spec.artifactStore is immutable: a campaign's records stay in one store; create a new SweepRun to use another"
 // +kubebuilder:validation:XValidation:rule="has(self.podSecurity) == has(oldSelf.podSecurity) && (!has(self.podSecurity) || self.podSecurity == oldSelf.podSecurity)",message="spec.podSecurity is immutable: create a new SweepRun to change the pod security"
 type SweepRunSpec struct {
 	Tasks TaskSelection `json:"tasks"`
@@ -63,9 +64,30 @@ type SweepRunSpec struct {
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
 	// TTLSecondsAfterFinished deletes the SweepRun (and its trials) this long after it finished.
+	// The records in the artifact store stay.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+	// ArtifactStore is where the campaign's records go; unset uses the operator's default
+	// store (its --artifact-store).
+	// +optional
+	ArtifactStore *ArtifactStore `json:"artifactStore,omitempty"`
+}
+
+// ArtifactStore names a bucket for a campaign's records. Only the manager writes it: trial
+// Pods never hold its credentials.
+type ArtifactStore struct {
+	// URL of the bucket and an optional key prefix: s3://BUCKET/PREFIX?region=R (any
+	// S3-compatible server with endpoint=URL&use_path_style=true), gs://BUCKET/PREFIX or
+	// azblob://CONTAINER/PREFIX. file:// is the operator's own default store only.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:Pattern=`^(s3|gs|azblob)://`
+	URL string `json:"url"`
+	// CredentialsSecret is a Secret in the SweepRun's namespace with AWS_ACCESS_KEY_ID and
+	// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) for an s3:// store; unset uses the
+	// manager's own credentials (its environment or the cloud's workload identity).
+	// +optional
+	CredentialsSecret string `json:"credentialsSecret,omitempty"`
 }
 
 // Condition types of a SweepRun.
@@ -143,6 +165,31 @@ type SweepRunStatus struct {
 	// Retry is the last retry request (annotation eval.sweep.dev/retry) the controller handled.
 	// +optional
 	Retry *RetryStatus `json:"retry,omitempty"`
+	// Record is the campaign's job folder in the artifact store.
+	// +optional
+	Record *JobRecordStatus `json:"record,omitempty"`
+	// Images are the digests the campaign's image references resolved to, once, and pinned
+	// for all its trials.
+	// +optional
+	// +listType=map
+	// +listMapKey=image
+	Images []PinnedImage `json:"images,omitempty"`
+}
+
+// JobRecordStatus is a campaign's job folder in the artifact store.
+type JobRecordStatus struct {
+	// URL of the job folder (without the store URL's query).
+	URL string `json:"url"`
+	// Trials recorded so far.
+	// +optional
+	Trials int32 `json:"trials,omitempty"`
+}
+
+// PinnedImage is an image reference and the digest it resolved to for a campaign.
+type PinnedImage struct {
+	Image string `json:"image"`
+	// Digest is sha256:... of the image as the node resolved it.
+	Digest string `json:"digest"`
 }
 
 // RetryStatus records a handled retry request, so that each request reruns trials once and a

@@ -193,6 +193,52 @@ type TaskTrialStatus struct {
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Record is the trial's folder in the artifact store, once written whole.
+	// +optional
+	Record *TrialRecordStatus `json:"record,omitempty"`
+	// Provenance is what produced the trial's result, as its record keeps it.
+	// +optional
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// TrialRecordStatus points to a trial's record in the artifact store.
+type TrialRecordStatus struct {
+	// URL of the trial's folder (without the store URL's query).
+	URL string `json:"url"`
+	// Files and Bytes of the record.
+	Files int32 `json:"files"`
+	Bytes int64 `json:"bytes"`
+	// StoredTime is when the record was last written whole.
+	// +optional
+	StoredTime *metav1.Time `json:"storedTime,omitempty"`
+}
+
+// Provenance is what produced a trial's result: the images as resolved, the versions of the
+// operator and of the grading code, the task's catalogue entry and the agent's configuration
+// (without secrets).
+type Provenance struct {
+	// AgentImage and VerifierImage are the references the trial's Pods ran, by digest.
+	// +optional
+	AgentImage string `json:"agentImage,omitempty"`
+	// +optional
+	VerifierImage string `json:"verifierImage,omitempty"`
+	// OperatorVersion is the manager's build version.
+	// +optional
+	OperatorVersion string `json:"operatorVersion,omitempty"`
+	// Grader names the grader and its version; Parser the test-output parser and its
+	// version; GradingVersion the grading rules (SWE-bench's harness version).
+	// +optional
+	Grader string `json:"grader,omitempty"`
+	// +optional
+	Parser string `json:"parser,omitempty"`
+	// +optional
+	GradingVersion string `json:"gradingVersion,omitempty"`
+	// TaskDefinitionSHA256 is the hash of the task's catalogue entry.
+	// +optional
+	TaskDefinitionSHA256 string `json:"taskDefinitionSHA256,omitempty"`
+	// Agent is the agent's configuration: kind, image, model and parameters, never a secret.
+	// +optional
+	Agent map[string]string `json:"agent,omitempty"`
 }
 
 // TaskTrial is one task × one attempt.
