@@ -178,8 +178,10 @@ type SweepRunStatus struct {
 
 // JobRecordStatus is a campaign's job folder in the artifact store.
 type JobRecordStatus struct {
-	// URL of the job folder (without the store URL's query).
-	URL string `json:"url"`
+	// Store is the store's URL (never with credentials) and Folder the job folder's key in
+	// it: `sweep info STORE/FOLDER` scores the campaign from the store.
+	Store  string `json:"store"`
+	Folder string `json:"folder"`
 	// Trials recorded so far.
 	// +optional
 	Trials int32 `json:"trials,omitempty"`

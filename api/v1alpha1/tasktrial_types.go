@@ -203,8 +203,9 @@ type TaskTrialStatus struct {
 
 // TrialRecordStatus points to a trial's record in the artifact store.
 type TrialRecordStatus struct {
-	// URL of the trial's folder (without the store URL's query).
-	URL string `json:"url"`
+	// Store is the store's URL (never with credentials) and Folder the trial folder's key.
+	Store  string `json:"store"`
+	Folder string `json:"folder"`
 	// Files and Bytes of the record.
 	Files int32 `json:"files"`
 	Bytes int64 `json:"bytes"`

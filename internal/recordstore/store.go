@@ -171,21 +171,23 @@ func openS3(ctx context.Context, u *url.URL, creds *Credentials) (*blob.Bucket, 
 	return s3blob.OpenBucket(ctx, s3.NewFromConfig(cfg, s3opts...), u.Host, nil)
 }
 
-// Redacted is the URL without its query (which may name endpoints and profiles) and user
-// info, for messages and status.
+// Redacted is the URL without user info, for messages and status. Store URLs carry no
+// secrets in their query (credentials come from a Secret or the environment), and the query
+// (an endpoint, a region) is needed to read the store back.
 func Redacted(u *url.URL) string {
 	c := *u
-	c.RawQuery, c.User = "", nil
+	c.User = nil
 	return c.String()
 }
 
-// URL is the store's URL as it was opened, without query or user info.
+// URL is the store's URL as it was opened, without user info.
 func (s *Store) URL() string { return Redacted(s.url) }
 
-// KeyURL is the URL a key can be read back at, for status and messages.
+// KeyURL is the URL a key can be read back at (a store URL whose prefix ends at key), for
+// status and messages.
 func (s *Store) KeyURL(key string) string {
 	c := *s.url
-	c.RawQuery, c.User = "", nil
+	c.User = nil
 	c.Path = strings.TrimSuffix(c.Path, "/") + "/" + key
 	return c.String()
 }
