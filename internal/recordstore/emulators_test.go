@@ -22,7 +22,7 @@ import (
 func roundTrip(t *testing.T, url string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, url, nil)
+	s, err := Open(ctx, url)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", url, err)
 	}
@@ -98,7 +98,7 @@ func TestAzureEmulator(t *testing.T) {
 	t.Setenv("AZURE_STORAGE_PROTOCOL", "http")
 	t.Setenv("AZURE_STORAGE_DOMAIN", addr)
 	t.Setenv("AZURE_STORAGE_IS_LOCAL_EMULATOR", "true")
-	s, err := Open(context.Background(), "azblob://records", nil)
+	s, err := Open(context.Background(), "azblob://records")
 	if err != nil {
 		t.Fatal(err)
 	}
