@@ -60,6 +60,10 @@ func (s *trialScope) checkImage(ctx context.Context, stage podcontract.Stage, po
 		p.AgentImageID, p.AgentImage = id, provenance.Ran(image, id)
 	} else {
 		p.VerifierImageID, p.VerifierImage = id, provenance.Ran(image, id)
+		// The built-in graders run from the hook the verifier installed.
+		if hook := provenance.Ran(s.r.HookImage, provenance.ImageID(pod, podbuild.InstallContainer)); hook != "" {
+			p.HookImage = hook
+		}
 	}
 	pins, err := s.campaignPins(ctx)
 	if err != nil {

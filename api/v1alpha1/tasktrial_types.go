@@ -232,6 +232,10 @@ type Provenance struct {
 	AgentImageID string `json:"agentImageID,omitempty"`
 	// +optional
 	VerifierImageID string `json:"verifierImageID,omitempty"`
+	// HookImage is the sweep-hook image the verifier Pod installed its hook and built-in
+	// graders from, @ the digest the node reported for it.
+	// +optional
+	HookImage string `json:"hookImage,omitempty"`
 	// OperatorVersion is the manager's build version.
 	// +optional
 	OperatorVersion string `json:"operatorVersion,omitempty"`

@@ -24,13 +24,13 @@ const PinRecheck = time.Second
 
 const sha256Prefix = "sha256:"
 
-// ImageID is the image ID the node reports for the named container of pod, "" when it reports
-// none (a container not started yet).
+// ImageID is the image ID the node reports for the named container (or init container) of pod,
+// "" when it reports none (a container not started yet).
 func ImageID(pod *corev1.Pod, container string) string {
 	if pod == nil {
 		return ""
 	}
-	for _, cs := range pod.Status.ContainerStatuses {
+	for _, cs := range append(slices.Clip(pod.Status.InitContainerStatuses), pod.Status.ContainerStatuses...) {
 		if cs.Name == container {
 			return cs.ImageID
 		}

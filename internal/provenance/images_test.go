@@ -19,9 +19,10 @@ const (
 )
 
 func TestImageID(t *testing.T) {
-	pod := &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
-		{Name: "collector", ImageID: digestB}, {Name: "agent", ImageID: digestA},
-	}}}
+	pod := &corev1.Pod{Status: corev1.PodStatus{
+		InitContainerStatuses: []corev1.ContainerStatus{{Name: "sweep-install", ImageID: digestB}},
+		ContainerStatuses:     []corev1.ContainerStatus{{Name: "agent", ImageID: digestA}},
+	}}
 	for _, tc := range []struct {
 		name      string
 		pod       *corev1.Pod
@@ -29,6 +30,7 @@ func TestImageID(t *testing.T) {
 		want      string
 	}{
 		{"the named container's", pod, "agent", digestA},
+		{"an init container's", pod, "sweep-install", digestB},
 		{"a container the Pod does not report", pod, "verifier", ""},
 		{"no Pod", nil, "agent", ""},
 	} {

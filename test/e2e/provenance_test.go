@@ -39,6 +39,7 @@ var _ = Describe("provenance", func() {
 			Expect(p.Grader).To(Equal(grading.Versioned(g)), t.Name)
 			Expect(p.Parser).To(Equal(g.Parser()), t.Name)
 			Expect(p.OperatorVersion).NotTo(BeEmpty(), t.Name)
+			Expect(p.HookImage).To(ContainSubstring("@sha256:"), "%s: the hook the verifier installed", t.Name)
 			Expect(p.TaskDefinitionSHA256).To(Equal(entries[t.Spec.Task]), t.Name)
 			Expect(p.Agent).To(Equal(map[string]string{"kind": "oracle"}), t.Name)
 			for _, img := range []struct{ image, id, ran string }{

@@ -13,6 +13,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/provenance"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
@@ -21,6 +22,7 @@ const (
 	digestAgent    = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	digestVerifier = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 	digestMoved    = "sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+	digestHook     = "sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
 )
 
 // reportImage reports the image ID the node resolved for the Pod's main container, as the
@@ -28,6 +30,14 @@ const (
 func (k kubelet) reportImage(pod *corev1.Pod, imageID string) {
 	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 	pod.Status.ContainerStatuses[0].ImageID = imageID
+	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
+}
+
+// reportHookImage reports the image ID of the Pod's sweep-hook install container, which ended.
+func (k kubelet) reportHookImage(pod *corev1.Pod, imageID string) {
+	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: podbuild.InstallContainer, ImageID: imageID,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 }
 
@@ -73,7 +83,10 @@ var _ = Describe("Provenance", func() {
 		By("its verifier reports an imported image's bare ID: pinned without a reference to run")
 		job = k.job(first, verifierStage, 1)
 		pod = k.startPod(job, "p1")
+		k.reportHookImage(pod, digestHook)
 		k.reportImage(pod, digestVerifier)
+		Eventually(func() string { return provenanceOf(k, first)().HookImage }, timeout, poll).Should(Equal("sweep/hook:test@"+digestHook),
+			"the verifier's grader ran from the hook it installed")
 		k.finishPod(pod, corev1.PodSucceeded, 0, verifierSummary(sweepRewards(1, 1, 1)))
 		k.completeJob(job, "")
 		Eventually(k.phaseOf(first), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
