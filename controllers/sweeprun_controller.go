@@ -22,6 +22,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/provenance"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
@@ -92,6 +93,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		seen.Insert(all[i].Name)
 	}
 	unseen := r.created.Unseen(client.ObjectKeyFromObject(run), seen)
+	st.Images = provenance.PinImages(st.Images, all)
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
 	// Each attempt counts with its final result; the trials reruns superseded are records.
 	trials := campaign.FinalTrials(all)
@@ -176,6 +178,7 @@ func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepR
 		Spec:       campaign.TrialSpec(run, p.Task, p.Attempt),
 	}
 	trial.Labels = podbuild.Labels(trial, "")
+	trial.Annotations = map[string]string{evalv1.AnnotationTaskSHA256: provenance.TaskEntrySHA256(p.Task.ConfigMap)}
 	if p.Rerun > 0 {
 		trial.Labels[evalv1.LabelRerun] = strconv.Itoa(int(p.Rerun))
 	}

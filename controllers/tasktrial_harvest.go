@@ -108,6 +108,7 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 // trial, unless the result is out of bounds: then the results are kept and the verdict fails
 // the trial unscored.
 func (s *trialScope) keepResults(ctx context.Context, result reward.Result, outputs map[string][]byte) (*failure.Verdict, error) {
+	s.recordGradingVersion(outputs)
 	bounds, outOfBounds := failure.OutOfBounds(result, int(s.trial.Spec.BugsTotal))
 	if !outOfBounds {
 		scoreStatus(&s.trial.Status, result)

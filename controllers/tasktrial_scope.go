@@ -22,6 +22,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/provenance"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
@@ -52,6 +53,7 @@ func (s *trialScope) run(ctx context.Context) (ctrl.Result, error) {
 		st.Phase = evalv1.TrialPending
 		st.StartTime = s.metaNow()
 	}
+	s.ensureProvenance()
 	for _, p := range []phase{s.loadTask, s.ensureInputs, s.agentStage, s.verifierStage} {
 		result, done, err := p(ctx)
 		if err != nil || done {
@@ -197,6 +199,9 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 	}
 	recordStageTimes(*ss, obs)
 	verdict := failure.Classify(obs)
+	if hold, err := s.checkImage(ctx, stage, pod, &verdict); err != nil || hold {
+		return ctrl.Result{RequeueAfter: provenance.PinRecheck}, true, err
+	}
 	if !verdict.Done {
 		return ctrl.Result{RequeueAfter: obs.RecheckAfter()}, true, nil
 	}
@@ -234,8 +239,12 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 }
 
 func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss *evalv1.StageStatus) (ctrl.Result, bool, error) {
+	image, err := s.runImage(ctx, stage)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
 	job := podbuild.Job(podbuild.JobInput{Trial: s.trial, Task: s.task, Stage: stage, Run: ss.Run,
-		HookImage: s.r.HookImage, Timeouts: s.timeouts, Resources: s.resources})
+		HookImage: s.r.HookImage, Image: image, Timeouts: s.timeouts, Resources: s.resources})
 	if err := s.createOwned(ctx, job); err != nil {
 		return ctrl.Result{}, true, err
 	}

@@ -39,6 +39,9 @@ const (
 	// AnnotationGraderConfig names a ConfigMap the built-in grader reads (for swebench: the
 	// instance), mounted only into the verifier at /sweep/grader.
 	AnnotationGraderConfig = "eval.sweep.dev/grader-configmap"
+	// AnnotationTaskSHA256 on a trial is the SHA-256 of the task ConfigMap it was made from
+	// (provenance.TaskEntrySHA256), set by the SweepRun controller when it creates the trial.
+	AnnotationTaskSHA256 = "eval.sweep.dev/task-sha256"
 
 	// Keys of a task ConfigMap.
 	TaskTOMLKey    = "task.toml"

@@ -189,6 +189,12 @@ type PinnedImage struct {
 	Image string `json:"image"`
 	// Digest is sha256:... of the image as the node resolved it.
 	Digest string `json:"digest"`
+	// Reference is what the campaign's later Pods run: the node's registry reference by
+	// digest (name@sha256:...) when it reported one. Empty for an image imported into the
+	// node (its image ID is no registry digest, and a digest reference would not find it):
+	// Pods run Image, and one reporting another digest fails as ImageDigestMismatch.
+	// +optional
+	Reference string `json:"reference,omitempty"`
 }
 
 // RetryStatus records a handled retry request, so that each request reruns trials once and a

@@ -218,11 +218,24 @@ type TrialRecordStatus struct {
 // operator and of the grading code, the task's catalogue entry and the agent's configuration
 // (without secrets).
 type Provenance struct {
-	// AgentImage and VerifierImage are the references the trial's Pods ran, by digest.
+	// AgentImage and VerifierImage are the images the stages' Pods ran, as the spec's image
+	// @ the digest the node reported: a registry's manifest digest when the node pulled it,
+	// else the node's image ID (the config digest of an image imported into the node, which
+	// no registry serves: such a reference names the image but cannot be pulled).
 	// +optional
 	AgentImage string `json:"agentImage,omitempty"`
 	// +optional
 	VerifierImage string `json:"verifierImage,omitempty"`
+	// AgentImageID and VerifierImageID are the image IDs the nodes reported for the stages'
+	// main containers (containerStatuses[].imageID), as reported.
+	// +optional
+	AgentImageID string `json:"agentImageID,omitempty"`
+	// +optional
+	VerifierImageID string `json:"verifierImageID,omitempty"`
+	// HookImage is the sweep-hook image the verifier Pod installed its hook and built-in
+	// graders from, @ the digest the node reported for it.
+	// +optional
+	HookImage string `json:"hookImage,omitempty"`
 	// OperatorVersion is the manager's build version.
 	// +optional
 	OperatorVersion string `json:"operatorVersion,omitempty"`
@@ -234,10 +247,12 @@ type Provenance struct {
 	Parser string `json:"parser,omitempty"`
 	// +optional
 	GradingVersion string `json:"gradingVersion,omitempty"`
-	// TaskDefinitionSHA256 is the hash of the task's catalogue entry.
+	// TaskDefinitionSHA256 is the hash of the task's catalogue entry: its ConfigMap's data and
+	// eval.sweep.dev/ annotations when the trial was made (annotation eval.sweep.dev/task-sha256).
 	// +optional
 	TaskDefinitionSHA256 string `json:"taskDefinitionSHA256,omitempty"`
-	// Agent is the agent's configuration: kind, image, model and parameters, never a secret.
+	// Agent is the agent's configuration: kind, image, command, args and env (a value taken
+	// from a Secret or ConfigMap by its reference, never its value).
 	// +optional
 	Agent map[string]string `json:"agent,omitempty"`
 }

@@ -21,6 +21,12 @@ type Grader interface {
 	// Name is the grader's name: the value of TaskTrial spec.grader and of the stage spec's
 	// verifier.grader, and the NAME of `sweep-hook grade NAME`.
 	Name() string
+	// Version is the version of the grader's rules: it changes when grading the same input
+	// can give another verdict (the constant lives in the grader's own package).
+	Version() string
+	// Parser names the test-output parsers the grader reads results with and their
+	// versions, "" when the task's own script reads them.
+	Parser() string
 	// BuiltIn reports whether sweep-hook grades, rather than the task's own script. A built-in
 	// grader that leaves no valid reward crashed (GraderFailed, not measured); a script that
 	// leaves none is RewardMissing.

@@ -47,3 +47,8 @@ func InputDir(g Grader, hasConfigMap bool) string {
 	}
 	return g.InputDir()
 }
+
+// Versioned is a grader's name and version as provenance records it: "swesweep/1".
+func Versioned(g Grader) string { return versioned(g.Name(), g.Version()) }
+
+func versioned(name, version string) string { return name + "/" + version }

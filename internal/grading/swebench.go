@@ -7,6 +7,8 @@ import (
 
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
+	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // sweBenchGrader is the SWE-bench grader (internal/swebench): its input, instance.json and
@@ -16,6 +18,10 @@ type sweBenchGrader struct{}
 func (sweBenchGrader) Name() string     { return pc.GraderSWEBench }
 func (sweBenchGrader) BuiltIn() bool    { return true }
 func (sweBenchGrader) InputDir() string { return pc.TestsDir }
+func (sweBenchGrader) Version() string  { return swebench.GraderVersion }
+func (sweBenchGrader) Parser() string {
+	return versioned("logparse", logparse.Version) + " " + versioned("testresults", testresults.Version)
+}
 
 // ValidateTrial refuses bug subsets: an instance is one bug, graded whole.
 func (sweBenchGrader) ValidateTrial(o TrialOptions) error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // bundleGrader is SWE-sweep's bundle grader (internal/grading/swesweep): the bundle is the
@@ -15,6 +16,8 @@ type bundleGrader struct{}
 func (bundleGrader) Name() string                     { return pc.GraderSWESweep }
 func (bundleGrader) BuiltIn() bool                    { return true }
 func (bundleGrader) InputDir() string                 { return pc.TestsDir }
+func (bundleGrader) Version() string                  { return swesweep.GraderVersion }
+func (bundleGrader) Parser() string                   { return versioned("testresults", testresults.Version) }
 func (bundleGrader) ValidateTrial(TrialOptions) error { return nil }
 func (bundleGrader) Outputs() []string                { return nil }
 

@@ -13,6 +13,11 @@ import (
 // TestScriptName is the grader that runs the task's own tests/test.sh, as Harbor does.
 const TestScriptName = "test-script"
 
+// TestScriptVersion is the version of how the verifier runs tests/test.sh and reads the
+// reward file it leaves. Bump it with any change that can give the same script's run another
+// reward.
+const TestScriptVersion = "1"
+
 // testScript is the task's own tests/test.sh, run with bash (or sh) in the workdir. Its exit
 // code does not matter; the reward file it writes does.
 type testScript struct{}
@@ -20,6 +25,8 @@ type testScript struct{}
 func (testScript) Name() string                     { return TestScriptName }
 func (testScript) BuiltIn() bool                    { return false }
 func (testScript) InputDir() string                 { return "" }
+func (testScript) Version() string                  { return TestScriptVersion }
+func (testScript) Parser() string                   { return "" }
 func (testScript) ValidateTrial(TrialOptions) error { return nil }
 func (testScript) Outputs() []string                { return nil }
 func (testScript) Flags(*flag.FlagSet, *Request)    {}

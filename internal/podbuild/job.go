@@ -75,6 +75,9 @@ type JobInput struct {
 	Stage     podcontract.Stage
 	Run       int32
 	HookImage string
+	// Image is what the stage's main container runs: the campaign's pinned reference of the
+	// trial's image (provenance.RunReference); empty runs the trial's spec image.
+	Image     string
 	Timeouts  Timeouts
 	Resources corev1.ResourceRequirements
 }

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
@@ -147,8 +148,16 @@ func stageVerb(stage podcontract.Stage) string {
 }
 
 func stageImage(in JobInput) string {
-	if in.Stage == podcontract.StageAgent {
-		return in.Trial.Spec.Images.Agent
+	if in.Image != "" {
+		return in.Image
 	}
-	return in.Trial.Spec.Images.Verifier
+	return StageImage(in.Trial, in.Stage)
+}
+
+// StageImage is the trial's spec image of a stage's main container.
+func StageImage(trial *evalv1.TaskTrial, stage podcontract.Stage) string {
+	if stage == podcontract.StageAgent {
+		return trial.Spec.Images.Agent
+	}
+	return trial.Spec.Images.Verifier
 }

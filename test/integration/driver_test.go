@@ -117,13 +117,18 @@ func (k kubelet) endPod(pod *corev1.Pod, phase corev1.PodPhase, main corev1.Cont
 		msg = string(b)
 	}
 	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKeyFromObject(pod), pod)).To(Succeed())
-	if cs := pod.Status.ContainerStatuses; main.StartedAt.IsZero() && len(cs) > 0 && cs[0].State.Running != nil {
-		main.StartedAt = cs[0].State.Running.StartedAt
+	imageID := ""
+	if cs := pod.Status.ContainerStatuses; len(cs) > 0 {
+		// The kubelet keeps the image ID it reported (reportImage) when the container ends.
+		imageID = cs[0].ImageID
+		if main.StartedAt.IsZero() && cs[0].State.Running != nil {
+			main.StartedAt = cs[0].State.Running.StartedAt
+		}
 	}
 	pod.Status.Phase = phase
 	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: podbuild.CollectorContainer,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Message: msg}}}}
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name,
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name, ImageID: imageID,
 		State: corev1.ContainerState{Terminated: &main}}}
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 }

@@ -79,6 +79,11 @@ const (
 	// CollectorLost: the collector left no readable summary or outputs. Retried as
 	// infrastructure; read the collector container's log.
 	CollectorLost string = "CollectorLost"
+	// ImageDigestMismatch: the stage's Pod ran an image whose digest differs from the one its
+	// campaign pinned (status.images) for that reference: the tag moved, or a node holds
+	// another image under it. Never graded; retried as infrastructure, then Error. Restore the
+	// pinned image on the nodes, or start a new SweepRun to grade the new one.
+	ImageDigestMismatch string = "ImageDigestMismatch"
 	// InvalidTask: the trial's spec or its task.toml cannot run as given. The trial is Error
 	// at once; the message names the field and the fix.
 	InvalidTask string = "InvalidTask"
