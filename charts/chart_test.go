@@ -569,6 +569,8 @@ func TestStoreValues(t *testing.T) {
 		want storePod
 		// claim is the PersistentVolumeClaim the chart makes, if any.
 		claim *corev1.PersistentVolumeClaimSpec
+		// saAnnotations are the manager's ServiceAccount's.
+		saAnnotations map[string]string
 	}{{
 		name:  "defaults: a file:// store on the chart's claim, which helm uninstall keeps",
 		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
@@ -600,6 +602,12 @@ func TestStoreValues(t *testing.T) {
 	}, {
 		name: "no store, no credentials",
 		args: []string{"--set", "store.url=,store.credentialsSecret="},
+	}, {
+		name: "a gs:// store with the cloud's workload identity: no volume, the ServiceAccount annotated",
+		args: []string{"--set", "store.url=gs://records/campaigns,store.credentialsSecret=",
+			"--set-string", "serviceAccount.annotations.iam\\.gke\\.io/gcp-service-account=sweep@project.iam.gserviceaccount.com"},
+		want:          storePod{Args: []string{"--artifact-store=gs://records/campaigns"}},
+		saAnnotations: map[string]string{"iam.gke.io/gcp-service-account": "sweep@project.iam.gserviceaccount.com"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := render(t, tc.args...)
@@ -614,6 +622,11 @@ func TestStoreValues(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("manager Pod (-want +got):\n%s", diff)
+			}
+			var sa corev1.ServiceAccount
+			o.get(t, "ServiceAccount", namespace, manager, &sa)
+			if diff := cmp.Diff(tc.saAnnotations, sa.Annotations); diff != "" {
+				t.Errorf("ServiceAccount annotations (-want +got):\n%s", diff)
 			}
 			if fs := pod.SecurityContext.FSGroup; fs == nil || *fs != 65532 {
 				t.Errorf("fsGroup %v: want the manager's group 65532, so that it can write the volume", fs)
