@@ -64,7 +64,7 @@ build() {
 }
 
 # secret_value NS NAME KEY: a key of a Secret, decoded; empty when there is none.
-secret_value() { kc -n "$1" get secret "$2" -o "jsonpath={.data.$3}" 2>/dev/null | base64 -d; }
+secret_value() { { kc -n "$1" get secret "$2" -o "jsonpath={.data.$3}" 2>/dev/null || true; } | base64 -d; }
 
 deploy() {
   local ref
@@ -72,8 +72,9 @@ deploy() {
   # On the local cluster, its containerd gets the image unless it has it (hack/stack.sh imports
   # every image first); another cluster pulls it from REGISTRY (hack/images.sh pushes it there).
   local sock=$cluster/node/run/containerd/containerd.sock
-  if [ -S "$sock" ] && ! "$root/bin/k8s/ctr" --address "$sock" -n k8s.io images ls -q | grep -qxF "$ref"; then
-    hack_images import "$root/.cache/images/seaweedfs.tar"
+  if [ -S "$sock" ]; then
+    local have; have=$("$root/bin/k8s/ctr" --address "$sock" -n k8s.io images ls -q 2>/dev/null)
+    grep -qxF "$ref" <<<"$have" || hack_images import "$root/.cache/images/seaweedfs.tar"
   fi
   local data=$cluster/seaweedfs
   install -d -o $UID_GID -g $UID_GID -m 0750 "$data"
@@ -94,13 +95,14 @@ deploy() {
   sed -e "s|@IMAGE@|$ref|" -e "s|@DATA_DIR@|$data|" "$root/hack/manifests/seaweedfs.yaml" | kc apply --server-side -f - >/dev/null
   kc -n $NS rollout status deployment/seaweedfs --timeout=180s
   # The S3 port answers before the filer has a master: the bucket is made once that is ready.
-  local i
+  local i buckets=
   for i in $(seq 60); do
-    if weed_shell "s3.bucket.list" | grep -qw "$BUCKET"; then break; fi
-    weed_shell "s3.bucket.create -name $BUCKET" >/dev/null 2>&1 || true
+    buckets=$(weed_shell s3.bucket.list || true)
+    grep -qw "$BUCKET" <<<"$buckets" && break
+    weed_shell "s3.bucket.create -name $BUCKET" >/dev/null || true
     sleep 1
   done
-  weed_shell "s3.bucket.list" | grep -qw "$BUCKET" || { echo "bucket $BUCKET not made: $(weed_shell s3.bucket.list 2>&1)" >&2; exit 1; }
+  grep -qw "$BUCKET" <<<"$buckets" || { echo "bucket $BUCKET not made: $buckets" >&2; exit 1; }
   local ip url
   ip=$(kc -n $NS get pods -l app.kubernetes.io/name=seaweedfs -o jsonpath='{.items[0].status.hostIP}')
   url="s3://$BUCKET?endpoint=http://$ip:$S3_PORT&use_path_style=true&region=$REGION"
