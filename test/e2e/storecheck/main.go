@@ -31,14 +31,18 @@ func main() {
 	}
 }
 
-func run(url string, ops []string) error {
+func run(url string, ops []string) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	bucket, err := blob.OpenBucket(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer bucket.Close()
+	defer func() {
+		if cerr := bucket.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	for _, op := range ops {
 		verb, arg, _ := strings.Cut(op, ":")
 		switch verb {
