@@ -108,11 +108,17 @@ deploy() {
   url="s3://$BUCKET?endpoint=http://$ip:$S3_PORT&use_path_style=true&region=$REGION"
   kc -n $NS create configmap seaweedfs-store --from-literal=url="$url" --from-literal=bucket="$BUCKET" \
     --dry-run=client -o yaml | kc apply --server-side -f - >/dev/null
-  # The manager's envFrom Secret: read when its container starts (hack/stack.sh deploys this first).
+  # The manager's envFrom Secret, read when its container starts: hack/stack.sh deploys this
+  # first; a manager already running without it (a cluster the demo made) is restarted.
   kc get namespace $MANAGER_NS >/dev/null 2>&1 || kc create namespace $MANAGER_NS >/dev/null
+  local had; had=$(secret_value $MANAGER_NS sweep-operator-store AWS_ACCESS_KEY_ID)
   kc -n $MANAGER_NS create secret generic sweep-operator-store --from-literal=AWS_ACCESS_KEY_ID="$key" \
     --from-literal=AWS_SECRET_ACCESS_KEY="$secret" --from-literal=AWS_REGION=$REGION \
     --dry-run=client -o yaml | kc apply --server-side -f - >/dev/null
+  if [ "$had" != "$key" ] && kc -n $MANAGER_NS get deployment sweep-operator-manager >/dev/null 2>&1; then
+    kc -n $MANAGER_NS rollout restart deployment/sweep-operator-manager >/dev/null
+    kc -n $MANAGER_NS rollout status deployment/sweep-operator-manager --timeout=120s
+  fi
   echo "seaweedfs: $url (objects in ${data#$root/})"
 }
 
