@@ -22,11 +22,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -41,7 +43,18 @@ const (
 	// and the one a scraper is bound to.
 	metricsAuth   = "sweep-operator-metrics-auth"
 	metricsReader = "sweep-operator-metrics-reader"
+	// The default artifact store: a directory on the chart's PersistentVolumeClaim, as in config/.
+	storeClaim = "sweep-operator-store"
+	storeDir   = "/var/lib/sweep-operator/store"
+	storeFlag  = "--artifact-store=file://" + storeDir
 )
+
+// storeMount and storeVolume are the manager's store volume as the chart renders it.
+var storeMount = corev1.VolumeMount{Name: "store", MountPath: storeDir}
+
+func storeVolume(claim string) corev1.Volume {
+	return corev1.Volume{Name: "store", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}
+}
 
 // helm is the pinned helm of hack/helm.sh; the tests fail without it rather than skip, so that
 // a missing binary is never mistaken for a passing chart.
@@ -212,8 +225,20 @@ func kustomize(t *testing.T, dir string) objects {
 // app.kubernetes.io/name, which is config/'s selector.
 var helmOnlyLabels = []string{"helm.sh/chart", "app.kubernetes.io/managed-by", "app.kubernetes.io/instance", "app.kubernetes.io/version"}
 
+// keepOnUninstall is the annotation by which helm uninstall leaves an object (the store's
+// volume) in place; kubectl delete -k has no such notion.
+const keepOnUninstall = "helm.sh/resource-policy"
+
 func withoutHelmLabels(objs objects) objects {
 	for _, m := range objs {
+		if annotations, found, _ := unstructured.NestedStringMap(m, "metadata", "annotations"); found {
+			delete(annotations, keepOnUninstall)
+			if len(annotations) == 0 {
+				unstructured.RemoveNestedField(m, "metadata", "annotations")
+			} else if err := unstructured.SetNestedStringMap(m, annotations, "metadata", "annotations"); err != nil {
+				panic(err)
+			}
+		}
 		for _, path := range [][]string{
 			{"metadata", "labels"},
 			{"spec", "selector"},                       // Service
@@ -344,7 +369,7 @@ func TestValuesOverrides(t *testing.T) {
 		name: "watched namespaces: the flag, and RoleBindings there and for the lease instead of the ClusterRoleBinding",
 		args: []string{"--set", "watchNamespaces={team-a,team-b}"},
 		check: func(t *testing.T, o objects) {
-			if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--health-probe-bind-address=:8081", "--watch-namespaces=team-a,team-b"}, managerArgs(t, o)); diff != "" {
+			if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--health-probe-bind-address=:8081", storeFlag, "--watch-namespaces=team-a,team-b"}, managerArgs(t, o)); diff != "" {
 				t.Errorf("args (-want +got):\n%s", diff)
 			}
 			// Only the metrics endpoint's TokenReview and SubjectAccessReview, which are
@@ -531,6 +556,117 @@ func TestValuesOverrides(t *testing.T) {
 	}
 }
 
+// The store values: where the manager's --artifact-store points, its volume, its credentials.
+func TestStoreValues(t *testing.T) {
+	recreate := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	credentials := []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "sweep-operator-store"}, Optional: ptr.To(true)}}}
+	emptyDir := corev1.Volume{Name: "store", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	const s3URL = "s3://records/campaigns?region=eu-west-1&endpoint=http://10.0.0.1:8333&use_path_style=true"
+	for _, tc := range []struct {
+		name string
+		args []string
+		// want is the part of the manager's Pod the store values set.
+		want storePod
+		// claim is the PersistentVolumeClaim the chart makes, if any.
+		claim *corev1.PersistentVolumeClaimSpec
+		// saAnnotations are the manager's ServiceAccount's.
+		saAnnotations map[string]string
+	}{{
+		name:  "defaults: a file:// store on the chart's claim, which helm uninstall keeps",
+		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
+		claim: claimSpec(nil, "10Gi"),
+	}, {
+		name:  "a storage class and a size",
+		args:  []string{"--set", "store.persistence.storageClassName=fast,store.persistence.size=200Gi"},
+		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
+		claim: claimSpec(ptr.To("fast"), "200Gi"),
+	}, {
+		name:  "storage class \"-\": none, to bind a PersistentVolume made by hand",
+		args:  []string{"--set", "store.persistence.storageClassName=-"},
+		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
+		claim: claimSpec(ptr.To(""), "10Gi"),
+	}, {
+		name: "an existing claim, mounted where the URL says; the chart makes none",
+		args: []string{"--set", "store.persistence.existingClaim=records,store.url=file:///records"},
+		want: storePod{Strategy: recreate, Args: []string{"--artifact-store=file:///records"}, EnvFrom: credentials,
+			Mounts: []corev1.VolumeMount{{Name: "store", MountPath: "/records"}}, Volumes: []corev1.Volume{storeVolume("records")}},
+	}, {
+		name: "persistence off: an emptyDir, and a rolling update",
+		args: []string{"--set", "store.persistence.enabled=false"},
+		want: storePod{Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{emptyDir}},
+	}, {
+		name: "an S3 store: the URL as given, its credentials, no volume",
+		args: []string{"--set-string", "store.url=" + s3URL, "--set", "store.credentialsSecret=s3-records"},
+		want: storePod{Args: []string{"--artifact-store=" + s3URL},
+			EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "s3-records"}, Optional: ptr.To(true)}}}},
+	}, {
+		name: "no store, no credentials",
+		args: []string{"--set", "store.url=,store.credentialsSecret="},
+	}, {
+		name: "a gs:// store with the cloud's workload identity: no volume, the ServiceAccount annotated",
+		args: []string{"--set", "store.url=gs://records/campaigns,store.credentialsSecret=",
+			"--set-string", "serviceAccount.annotations.iam\\.gke\\.io/gcp-service-account=sweep@project.iam.gserviceaccount.com"},
+		want:          storePod{Args: []string{"--artifact-store=gs://records/campaigns"}},
+		saAnnotations: map[string]string{"iam.gke.io/gcp-service-account": "sweep@project.iam.gserviceaccount.com"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := render(t, tc.args...)
+			d := o.deployment(t)
+			pod := d.Spec.Template.Spec
+			c := pod.Containers[0]
+			got := storePod{Strategy: d.Spec.Strategy, EnvFrom: c.EnvFrom, Mounts: c.VolumeMounts, Volumes: pod.Volumes}
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "--artifact-store") {
+					got.Args = append(got.Args, a)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("manager Pod (-want +got):\n%s", diff)
+			}
+			var sa corev1.ServiceAccount
+			o.get(t, "ServiceAccount", namespace, manager, &sa)
+			if diff := cmp.Diff(tc.saAnnotations, sa.Annotations); diff != "" {
+				t.Errorf("ServiceAccount annotations (-want +got):\n%s", diff)
+			}
+			if fs := pod.SecurityContext.FSGroup; fs == nil || *fs != 65532 {
+				t.Errorf("fsGroup %v: want the manager's group 65532, so that it can write the volume", fs)
+			}
+			claims := o.ofKind("PersistentVolumeClaim")
+			if tc.claim == nil {
+				if len(claims) != 0 {
+					t.Errorf("PersistentVolumeClaims %v rendered, want none", claims)
+				}
+				return
+			}
+			var pvc corev1.PersistentVolumeClaim
+			o.get(t, "PersistentVolumeClaim", namespace, storeClaim, &pvc)
+			if diff := cmp.Diff(*tc.claim, pvc.Spec); diff != "" {
+				t.Errorf("claim (-want +got):\n%s", diff)
+			}
+			if pvc.Annotations[keepOnUninstall] != "keep" {
+				t.Errorf("claim annotations %v: want %s: keep, so that helm uninstall leaves the records", pvc.Annotations, keepOnUninstall)
+			}
+		})
+	}
+}
+
+// storePod is the part of the manager's Deployment the store values set.
+type storePod struct {
+	Strategy appsv1.DeploymentStrategy
+	Args     []string
+	EnvFrom  []corev1.EnvFromSource
+	Mounts   []corev1.VolumeMount
+	Volumes  []corev1.Volume
+}
+
+func claimSpec(class *string, size string) *corev1.PersistentVolumeClaimSpec {
+	return &corev1.PersistentVolumeClaimSpec{
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		StorageClassName: class,
+		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
+	}
+}
+
 // A bad value is refused by helm before anything reaches a cluster, naming the value.
 func TestBadValues(t *testing.T) {
 	const schema = "values don't meet the specifications of the schema"
@@ -549,6 +685,9 @@ func TestBadValues(t *testing.T) {
 		{"metrics port is the probes'", []string{"--set", "metrics.port=8081"}, []string{"metrics.port 8081 is the manager's health probe port"}},
 		{"ServiceMonitor interval", []string{"--set", "serviceMonitor.interval=often"}, []string{schema, "/serviceMonitor/interval"}},
 		{"ServiceMonitor without metrics", []string{"--set", "serviceMonitor.enabled=true,metrics.enabled=false"}, []string{"serviceMonitor.enabled needs metrics.enabled: true"}},
+		{"store URL of an unknown scheme", []string{"--set", "store.url=http://records.example"}, []string{schema, "/store/url"}},
+		{"file:// store at a relative path", []string{"--set", "store.url=file://records"}, []string{schema, "/store/url"}},
+		{"store volume without a size", []string{"--set", "store.persistence.size="}, []string{schema, "/store/persistence/size"}},
 		{"several managers without a leader", []string{"--set", "replicas=2,leaderElection.enabled=false"}, []string{"replicas > 1 needs leaderElection.enabled: true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -569,7 +708,7 @@ func TestBadValues(t *testing.T) {
 // ServiceMonitor endpoint, and none of the secure endpoint's RBAC.
 func plainHTTPMetrics(t *testing.T, o objects) {
 	c := o.deployment(t).Spec.Template.Spec.Containers[0]
-	if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=false", "--health-probe-bind-address=:8081"}, c.Args); diff != "" {
+	if diff := cmp.Diff([]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=false", "--health-probe-bind-address=:8081", storeFlag}, c.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
 	var svc corev1.Service
@@ -595,9 +734,9 @@ func metricsCertificate(t *testing.T, o objects) {
 	c := pod.Containers[0]
 	const dir = "/etc/sweep-operator/metrics-certs"
 	want := []any{
-		[]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-cert-dir=" + dir, "--health-probe-bind-address=:8081"},
-		[]corev1.VolumeMount{{Name: "metrics-certs", MountPath: dir, ReadOnly: true}},
-		[]corev1.Volume{{Name: "metrics-certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "metrics-tls"}}}},
+		[]string{"--leader-elect", "--metrics-bind-address=:8443", "--metrics-cert-dir=" + dir, "--health-probe-bind-address=:8081", storeFlag},
+		[]corev1.VolumeMount{storeMount, {Name: "metrics-certs", MountPath: dir, ReadOnly: true}},
+		[]corev1.Volume{storeVolume(storeClaim), {Name: "metrics-certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "metrics-tls"}}}},
 	}
 	if diff := cmp.Diff(want, []any{c.Args, c.VolumeMounts, pod.Volumes}); diff != "" {
 		t.Errorf("args, mounts, volumes (-want +got):\n%s", diff)

@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/utils/ptr"
 )
 
 func render(t *testing.T, dir string) resmap.ResMap {
@@ -135,6 +136,37 @@ func TestMetricsAreServedSecurely(t *testing.T) {
 	decode(t, m, "ClusterRoleBinding", "sweep-operator-metrics-auth", &binding)
 	if diff := cmp.Diff([]rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "sweep-operator-manager", Namespace: "sweep-system"}}, binding.Subjects); diff != "" {
 		t.Errorf("metrics-auth subjects (-want +got):\n%s", diff)
+	}
+}
+
+// The default artifact store is a directory on the claim sweep-operator-store, mounted where
+// --artifact-store points, writable by the non-root manager; S3 credentials come from an
+// optional Secret, so the manager starts without one.
+func TestDefaultStoreIsTheManagersVolume(t *testing.T) {
+	m := render(t, "default")
+	var dep appsv1.Deployment
+	decode(t, m, "Deployment", "sweep-operator-manager", &dep)
+	pod := dep.Spec.Template.Spec
+	c := pod.Containers[0]
+	const dir = "/var/lib/sweep-operator/store"
+	if !slices.Contains(c.Args, "--artifact-store=file://"+dir) {
+		t.Errorf("manager args %v: want --artifact-store=file://%s", c.Args, dir)
+	}
+	want := []any{
+		[]corev1.VolumeMount{{Name: "store", MountPath: dir}},
+		[]corev1.Volume{{Name: "store", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "sweep-operator-store"}}}},
+		[]corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "sweep-operator-store"}, Optional: ptr.To(true)}}},
+		ptr.To(int64(65532)),
+		appsv1.RecreateDeploymentStrategyType,
+	}
+	got := []any{c.VolumeMounts, pod.Volumes, c.EnvFrom, pod.SecurityContext.FSGroup, dep.Spec.Strategy.Type}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mounts, volumes, envFrom, fsGroup, strategy (-want +got):\n%s", diff)
+	}
+	var pvc corev1.PersistentVolumeClaim
+	decode(t, m, "PersistentVolumeClaim", "sweep-operator-store", &pvc)
+	if pvc.Namespace != "sweep-system" || !slices.Equal(pvc.Spec.AccessModes, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}) || pvc.Spec.Resources.Requests.Storage().IsZero() {
+		t.Errorf("claim %s/%s %+v: want ReadWriteOnce with a size, in sweep-system", pvc.Namespace, pvc.Name, pvc.Spec)
 	}
 }
 

@@ -5,6 +5,7 @@
 #   hack/images.sh hook                    sweep-hook image from ./cmd/sweep-hook (HOOK_BIN=FILE: any static binary)
 #   hack/images.sh manager                 manager image from ./cmd/manager (MANAGER_BIN=FILE likewise)
 #   hack/images.sh python-base             Debian bookworm minbase + python3, python3-pytest, git
+#   hack/images.sh seaweedfs               the e2e suite's S3 server, weed of hack/seaweedfs.sh (WEED_BIN=FILE likewise)
 #   hack/images.sh task-images TASKDIR     agent + verifier images of one task directory
 #   hack/images.sh task-images-from NAME REPO_DIR TESTS_DIR WORKDIR
 #   hack/images.sh catalogue TASKS-DIR...  every task, under the references `sweep tasks images` gives
@@ -83,6 +84,18 @@ image_manager() {
   emit manager "$cache/manager.tar" "$cache/manager.ref" \
     -base-binary "$exe" -binary-path /manager "${extra[@]}" -entrypoint '["/manager"]' -user 65532:65532
   [ -n "${d:-}" ] && rm -rf "$d"
+}
+
+# The weed binary is built once per version; the image is made again only when it is newer.
+image_seaweedfs() {
+  local exe=${WEED_BIN:-} out=$cache/seaweedfs.tar
+  [ -n "$exe" ] || exe=$(bash "$root/hack/seaweedfs.sh")
+  if [ -f "$out" ] && [ -s "$cache/seaweedfs.ref" ] && [ "$out" -nt "$exe" ] && [ -z "${REGISTRY:-}" ]; then
+    say "$(cat "$cache/seaweedfs.ref")  (up to date)"
+    return
+  fi
+  emit seaweedfs "$out" "$cache/seaweedfs.ref" \
+    -base-binary "$exe" -binary-path /weed -entrypoint '["/weed"]' -user 65532:65532
 }
 
 debian_mirror() {
@@ -223,6 +236,7 @@ case "$cmd" in
   hook) image_hook ;;
   manager) image_manager ;;
   python-base) image_python_base ;;
+  seaweedfs) image_seaweedfs ;;
   task-images) task_images_dir "$@" ;;
   catalogue) catalogue_images "$@" ;;
   task-images-from) [ $# = 4 ] || { echo "usage: $0 task-images-from NAME REPO_DIR TESTS_DIR WORKDIR" >&2; exit 2; }; task_images "$@" ;;

@@ -23,6 +23,7 @@ func main() {
 		qps             float64
 		burst           int
 		watchNamespaces string
+		artifactStore   string
 		opts            controllers.Options
 	)
 	flag.StringVar(&metricsOpts.BindAddress, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (0 disables it)")
@@ -34,6 +35,7 @@ func main() {
 	flag.Float64Var(&qps, "kube-api-qps", 100, "queries per second to the API server")
 	flag.IntVar(&burst, "kube-api-burst", 200, "burst of queries to the API server")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to serve, so that the manager can run on RoleBindings in them; empty serves every namespace")
+	flag.StringVar(&artifactStore, "artifact-store", "", "the operator's default artifact store URL (file://, s3://, gs://, azblob://); empty: none")
 	flag.StringVar(&opts.HookImage, "hook-image", os.Getenv("SWEEP_HOOK_IMAGE"), "sweep-hook image for the install init container and the collector (env SWEEP_HOOK_IMAGE)")
 	flag.DurationVar(&opts.StartTimeout, "environment-start-timeout", 10*time.Minute, "how long a stage's Pod may take to start before it is an infrastructure failure")
 	flag.IntVar(&opts.TrialConcurrency, "trial-concurrency", 10, "TaskTrials reconciled at once")

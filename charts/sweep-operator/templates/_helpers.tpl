@@ -48,3 +48,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- define "sweep-operator.metricsCertSecret" -}}
 {{- if and .Values.metrics.enabled .Values.metrics.secure }}{{ .Values.metrics.certSecretName }}{{ end }}
 {{- end }}
+
+{{/* The directory of a file:// store, where its volume is mounted; empty for other stores. */}}
+{{- define "sweep-operator.storeDir" -}}
+{{- if hasPrefix "file://" .Values.store.url }}{{ trimPrefix "file://" .Values.store.url }}{{ end }}
+{{- end }}
+
+{{/* The PersistentVolumeClaim of a file:// store: the given one, or the chart's <release>-store. */}}
+{{- define "sweep-operator.storeClaim" -}}
+{{- if and (include "sweep-operator.storeDir" .) .Values.store.persistence.enabled }}
+{{- .Values.store.persistence.existingClaim | default (printf "%s-store" (include "sweep-operator.fullname" .)) }}
+{{- end }}
+{{- end }}
