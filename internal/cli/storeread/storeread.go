@@ -80,7 +80,7 @@ func FindJob(ctx context.Context, rawURL string) (*Job, error) {
 		_ = st.Close() // read-only; the read's error is the one to report
 		return nil, Unreachable(st.URL(), err)
 	}
-	_ = st.Close() // read-only: nothing to flush
+	_ = st.Close()            // read-only: nothing to flush
 	u, _ := url.Parse(rawURL) // Open parsed it
 	name := path.Base(strings.TrimSuffix(u.Path, "/"))
 	if name == "." || name == "/" || name == "" {
