@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -71,26 +72,31 @@ var anyJobFolderKey = regexp.MustCompile(`^([^/]+)/` + regexp.QuoteMeta(harborjo
 // several campaigns (a SweepRun deleted and created again) is refused with their URLs.
 func FindJob(ctx context.Context, rawURL string) (*Job, error) {
 	st, err := Open(ctx, rawURL)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// A file:// STORE/NAMESPACE/SWEEPRUN is no directory: its job folder is beside it.
+	case err != nil:
 		return nil, err
+	default:
+		_, err := st.Get(ctx, harborjob.ConfigFile)
+		if err == nil {
+			return &Job{Store: st, URL: st.URL()}, nil
+		}
+		_ = st.Close() // read-only: nothing to flush
+		if !errors.Is(err, recordstore.ErrNotFound) {
+			return nil, Unreachable(st.URL(), err)
+		}
 	}
-	if _, err := st.Get(ctx, harborjob.ConfigFile); err == nil {
-		return &Job{Store: st, URL: st.URL()}, nil
-	} else if !errors.Is(err, recordstore.ErrNotFound) {
-		_ = st.Close() // read-only; the read's error is the one to report
-		return nil, Unreachable(st.URL(), err)
-	}
-	_ = st.Close()            // read-only: nothing to flush
 	u, _ := url.Parse(rawURL) // Open parsed it
 	name := path.Base(strings.TrimSuffix(u.Path, "/"))
 	if name == "." || name == "/" || name == "" {
-		return nil, fmt.Errorf("%s holds no job folder (no %s): give the job folder, STORE/NAMESPACE/SWEEPRUN-UID as `kubectl get sweeprun NAME -o jsonpath='{.status.record}'` shows it, or STORE/NAMESPACE/SWEEPRUN", recordstore.Redacted(u), harborjob.ConfigFile)
+		return nil, fmt.Errorf("%s holds no job folder (no %s): %s", recordstore.Redacted(u), harborjob.ConfigFile, jobURLForms)
 	}
 	parent := *u
 	parent.Path = path.Dir(strings.TrimSuffix(u.Path, "/"))
 	pst, err := Open(ctx, parent.String())
 	if err != nil {
-		return nil, fmt.Errorf("%s holds no job folder (no %s), and its parent cannot be read: %w", recordstore.Redacted(u), harborjob.ConfigFile, err)
+		return nil, fmt.Errorf("no job folder at %s: %w", recordstore.Redacted(u), err)
 	}
 	keys, err := pst.List(ctx, "")
 	if err != nil {
@@ -108,7 +114,7 @@ func FindJob(ctx context.Context, rawURL string) (*Job, error) {
 		if len(others) > 0 {
 			have = strings.Join(others, ", ")
 		}
-		return nil, fmt.Errorf("no job folder at %s: it has no %s, and %s has no job folder %s-<uid>/ (job folders there: %s)", recordstore.Redacted(u), harborjob.ConfigFile, pst.URL(), name, have)
+		return nil, fmt.Errorf("no job folder at %s: it has no %s, and %s has no job folder %s-<uid>/ (job folders there: %s); %s", recordstore.Redacted(u), harborjob.ConfigFile, pst.URL(), name, have, jobURLForms)
 	}
 	_ = pst.Close() // read-only: nothing to flush
 	urls := make([]string, len(match))
@@ -117,6 +123,9 @@ func FindJob(ctx context.Context, rawURL string) (*Job, error) {
 	}
 	return nil, fmt.Errorf("%d campaigns named %s have job folders in %s (the SweepRun was created again): give one of %s", len(match), name, pst.URL(), strings.Join(urls, ", "))
 }
+
+// jobURLForms says how a store URL names a job folder.
+const jobURLForms = "give the job folder, STORE/NAMESPACE/SWEEPRUN-UID as `kubectl get sweeprun NAME -o jsonpath='{.status.record}'` shows it, or STORE/NAMESPACE/SWEEPRUN"
 
 // matchJobFolders are the job folders among keys named name-<uid>, and the names of the others.
 func matchJobFolders(keys []string, name string) (match, others []string) {
