@@ -2,51 +2,21 @@ package info
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
-	"github.com/swe-sweep/sweep-operator/internal/recordstore"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
-
-// storeJob writes the files of a job directory into a file:// store as the job folder of
-// sweeprun ns/name, as the manager records it, and returns the store's URL and the folder.
-func storeJob(t *testing.T, store, jobDir, ns, name, uid string) string {
-	t.Helper()
-	st, err := recordstore.Open(context.Background(), store, nil)
-	clitest.Must(t, err)
-	defer func() { clitest.Must(t, st.Close()) }()
-	folder := recordstore.JobFolder(ns, name, types.UID(uid))
-	clitest.Must(t, filepath.WalkDir(jobDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(jobDir, p)
-		if err != nil {
-			return err
-		}
-		_, err = st.Put(context.Background(), folder+filepath.ToSlash(rel), data)
-		return err
-	}))
-	return folder
-}
 
 // A campaign's job folder in a store scores exactly as the same folder on disk, named by its
 // own URL (status.record) or by STORE/NAMESPACE/SWEEPRUN.
 func TestInfoStore(t *testing.T) {
 	store := "file://" + t.TempDir()
-	folder := storeJob(t, store, "testdata/harbor-job", "evals", "nightly", "0123abcd-0000")
+	folder := clitest.StoreJob(t, store, "testdata/harbor-job", "evals", "nightly", "0123abcd-0000")
 	want, err := execute(&Options{PerTask: true, Format: clioptions.OutputTable}, "testdata/harbor-job")
 	clitest.Must(t, err)
 	for _, url := range []string{store + "/" + folder, store + "/" + strings.TrimSuffix(folder, "/"), store + "/evals/nightly"} {
@@ -71,7 +41,7 @@ func TestInfoStoreWarnings(t *testing.T) {
 		"job/b__1/verifier/reward.json": `{"reward": NaN, "n_subtasks": 2, "n_resolved": 2, "visible_ok": 1}`,
 	})
 	store := "file://" + filepath.Join(dir, "store")
-	folder := storeJob(t, store, filepath.Join(dir, "job"), "evals", "nightly", "0123abcd")
+	folder := clitest.StoreJob(t, store, filepath.Join(dir, "job"), "evals", "nightly", "0123abcd")
 	_, stderr, err := clitest.Execute(context.Background(), &Options{Format: clioptions.OutputTable}, store+"/evals/nightly")
 	clitest.Must(t, err)
 	if want := "warning: skipped " + store + "/" + folder + "b__1/verifier/reward.json: not a JSON object"; !strings.Contains(stderr, want) {
@@ -86,9 +56,9 @@ func TestInfoStoreWarnings(t *testing.T) {
 func TestInfoStoreErrors(t *testing.T) {
 	dir := t.TempDir()
 	store := "file://" + dir
-	storeJob(t, store, "testdata/harbor-job", "evals", "nightly", "0123abcd")
-	storeJob(t, store, "testdata/harbor-job", "evals", "nightly", "4567cdef")
-	storeJob(t, store, "testdata/harbor-job", "evals", "weekly", "89abcdef")
+	clitest.StoreJob(t, store, "testdata/harbor-job", "evals", "nightly", "0123abcd")
+	clitest.StoreJob(t, store, "testdata/harbor-job", "evals", "nightly", "4567cdef")
+	clitest.StoreJob(t, store, "testdata/harbor-job", "evals", "weekly", "89abcdef")
 	sweeptest.WriteFiles(t, dir, map[string]string{"evals/empty-00000000/config.json": `{"job_name": "empty"}`})
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
