@@ -86,7 +86,7 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"logs store", []string{"logs", "t1", "--store", "http://minio:9000/b"}, []string{"flag --store", `unknown scheme "http"`}},
 		{"logs kubeconfig", append(noCluster, "logs", "t1", "-f"), []string{"--kubeconfig"}},
 		{"info store", []string{"info", "ftp://host/store/ns/run1"}, []string{`unknown scheme "ftp"`}},
-		{"export store", []string{"export", "file:///nonexistent/store/ns/run1", "-o", "out"}, []string{"store file:///nonexistent/store/ns/run1", "no such file or directory"}},
+		{"export store", []string{"export", "file:///nonexistent/store/ns/run1", "-o", "out"}, []string{"no job folder at file:///nonexistent/store/ns/run1", "no such file or directory"}},
 		{"version kubeconfig", append(noCluster, "version"), []string{"operator version", "--kubeconfig", "sweep version --client"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
