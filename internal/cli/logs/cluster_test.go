@@ -118,7 +118,7 @@ func TestLogsFromCollector(t *testing.T) {
 	trial := clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialVerifying).Create(t, srv.Client)
 
 	agentLog := []byte("the agent's log, as the collector reported it\n")
-	inline := podcontract.NewOutput(podcontract.RecordAgentLog, agentLog, int64(len(agentLog)))
+	inline := podcontract.NewOutput(podcontract.RecordAgentLog, agentLog, 5000)
 	inline.Inline = agentLog
 	agentPod := stagePod(t, srv.Client, trial, podcontract.StageAgent,
 		reported(t, podcontract.StageAgent, podcontract.Summary{Stage: podcontract.StageAgent, StreamID: "a1", Done: true, Outputs: []podcontract.Output{inline}}))
@@ -136,7 +136,8 @@ func TestLogsFromCollector(t *testing.T) {
 	for _, tc := range []struct {
 		stage, want, from string
 	}{
-		{"agent", string(agentLog), "agent log from pod " + agentPod.Name + " (as the collector reported it)"},
+		{"agent", string(agentLog), "agent log from pod " + agentPod.Name + " (as the collector reported it, cut to 46 of 5000 bytes; the agent container's own log holds it whole while pod " +
+			agentPod.Name + " is there: kubectl logs -n " + ns + " " + agentPod.Name + " -c agent)"},
 		{"verifier", string(testStdout), "verifier log from pod " + verifierPod.Name + " (as the collector reported it)"},
 	} {
 		t.Run(tc.stage, func(t *testing.T) {
@@ -153,9 +154,22 @@ func TestLogsFromCollector(t *testing.T) {
 		})
 	}
 
+	// A log the collector did not send is read from the main container instead.
+	second := clitest.MakeTrial(run, "demo", 2).Phase(evalv1.TrialVerifying).Create(t, srv.Client)
+	missing := stagePod(t, srv.Client, second, podcontract.StageAgent, reported(t, podcontract.StageAgent, podcontract.Summary{
+		Stage: podcontract.StageAgent, StreamID: "a2", Done: true, Outputs: []podcontract.Output{{Name: podcontract.RecordAgentLog, Missing: true}}}))
+	fake.logs[missing.Name+"/agent"] = "the agent container's own log\n"
+	out, stderr, err := sweepLogs(t.Context(), srv, ns, logs.Options{PodLogs: fake}, second.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "the agent container's own log\n" || !strings.Contains(stderr, "the collector of pod "+missing.Name+" sent no agent.log; reading the agent container's own log instead") {
+		t.Errorf("missing agent.log: stdout %q stderr %q, want the main container's log and why", out, stderr)
+	}
+
 	// A damaged stream falls back to the main container's own log, and says why.
 	fake.logs[verifierPod.Name+"/collector"] = strings.Replace(stream.String(), " D ", " D x", 1)
-	out, stderr, err := sweepLogs(t.Context(), srv, ns, logs.Options{Stage: "verifier", PodLogs: fake}, trial.Name)
+	out, stderr, err = sweepLogs(t.Context(), srv, ns, logs.Options{Stage: "verifier", PodLogs: fake}, trial.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func (o *Options) fromPod(ctx context.Context, pod *corev1.Pod, trial *evalv1.Ta
 	if plan.Source == SourceCollector {
 		data, why := collectorLog(ctx, logs, pod, *plan.Summary, stage)
 		if why == "" {
-			fmt.Fprintf(o.ErrOut, "tasktrial %s: %s log from pod %s (as the collector reported it)\n", trial.Name, stage, pod.Name)
+			fmt.Fprintf(o.ErrOut, "tasktrial %s: %s log from pod %s (as the collector reported it%s)\n", trial.Name, stage, pod.Name, cutNote(*plan.Summary, stage, pod))
 			_, err := o.Out.Write(data)
 			return err
 		}
@@ -107,6 +107,16 @@ func collectorLog(ctx context.Context, logs PodLogs, pod *corev1.Pod, sum podcon
 		return nil, fmt.Sprintf("the collector of pod %s sent no %s", pod.Name, name)
 	}
 	return data, ""
+}
+
+// cutNote says when the collector cut the log, and where the whole of it still is.
+func cutNote(sum podcontract.Summary, stage podcontract.Stage, pod *corev1.Pod) string {
+	o, _ := sum.Output(RecordName(stage))
+	if !o.Truncated {
+		return ""
+	}
+	return fmt.Sprintf(", cut to %d of %d bytes; the %s container's own log holds it whole while pod %s is there: kubectl logs -n %s %s -c %s",
+		o.Size, o.OriginalSize, podbuild.MainContainer(stage), pod.Name, pod.Namespace, pod.Name, podbuild.MainContainer(stage))
 }
 
 // collectorOutputs are the records the collector reported: in its termination message, or on
