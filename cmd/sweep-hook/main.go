@@ -103,6 +103,10 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	if stage != "collect" {
+		// The collector's stdout is its record stream; the stages' is theirs to echo.
+		paths.LogEcho = stdout
+	}
 	switch stage {
 	case "agent":
 		_, err = hook.RunAgent(ctx, spec, paths)

@@ -58,6 +58,8 @@ func TestCompletionFromTheCluster(t *testing.T) {
 		{[]string{"tasks", "check", "swe-sweep__agda", ""}, []string{"swe-sweep__arrow"}, noFiles},
 		{[]string{"get", "t"}, []string{"tasktrials"}, noFiles},
 		{[]string{"get", "tt", ""}, []string{trial.Name}, noFiles},
+		{[]string{"logs", ""}, []string{trial.Name}, noFiles},
+		{[]string{"logs", trial.Name, "--stage", ""}, []string{"agent", "verifier"}, noFiles},
 		{[]string{"get", "sr", "week"}, []string{"weekly"}, noFiles},
 		{[]string{"get", "tt", "--run", "n"}, []string{"nightly", "nightly-2"}, noFiles},
 		{[]string{"info", "-o", ""}, []string{"table", "json", "yaml"}, noFiles},

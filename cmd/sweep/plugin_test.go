@@ -36,7 +36,7 @@ func TestPluginDisplayName(t *testing.T) {
 	} {
 		t.Run(argv0, func(t *testing.T) {
 			out, err := executeAs(t, argv0, "info", "--help")
-			if err != nil || !strings.Contains(out, "Usage:\n  "+want+" info NAME|DIR...") {
+			if err != nil || !strings.Contains(out, "Usage:\n  "+want+" info NAME|DIR|STORE_URL...") {
 				t.Errorf("info --help as %s: %v\n%s", argv0, err, out)
 			}
 			_, err = executeAs(t, argv0, "nosuchverb")

@@ -17,19 +17,22 @@ import (
 func newInfoCmd(kube *clioptions.Cluster) *cobra.Command {
 	o := &info.Options{Cluster: kube}
 	cmd := &cobra.Command{
-		Use:   "info NAME|DIR...",
-		Short: "Print SWE-sweep's report of campaigns in the cluster or of Harbor job directories",
-		Long: "info scores the finished trials of each SweepRun NAME (in the namespace of -n) or of each\n" +
-			"job directory DIR in Harbor's layout (every trial folder holding verifier/reward.json\n" +
+		Use:   "info NAME|DIR|STORE_URL...",
+		Short: "Print SWE-sweep's report of campaigns in the cluster, Harbor job directories or stored job folders",
+		Long: "info scores the finished trials of each SweepRun NAME (in the namespace of -n), of each\n" +
+			"job folder in the artifact store STORE_URL (file://, s3://, gs://, azblob://: the folder's own\n" +
+			"URL, STORE/NAMESPACE/SWEEPRUN-UID, or STORE/NAMESPACE/SWEEPRUN; read with your credentials), or of\n" +
+			"each job directory DIR in Harbor's layout (every trial folder holding verifier/reward.json\n" +
 			"counts; a trial folder whose result.json has no reward is an evaluation failure), all\n" +
 			"together, with SWE-sweep's scoring: trials whose grader failed are dropped; per task,\n" +
 			"n_resolved is averaged over its trials with a regressed trial counted as 0; the score is\n" +
 			"the sum over tasks divided by the graded bugs. --pass-at adds pass@k over the attempts (per\n" +
 			"bug from each trial's eval.json, else per task) and the spread of the per-attempt score, an\n" +
 			"extension beyond SWE-sweep's report in a section and a JSON key (pass_at_k) of its own.",
-		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json\n  sweep info my-run --pass-at 1,5 --per-task",
-		Args:    cobra.MinimumNArgs(1),
-		RunE:    runOptions(o),
+		Example: "  sweep info my-run --per-task\n  sweep info jobs/2026-01-02__10-00-00 --json\n  sweep info my-run --pass-at 1,5 --per-task\n" +
+			"  sweep info s3://records/campaigns/evals/my-run?region=eu-west-1",
+		Args: cobra.MinimumNArgs(1),
+		RunE: runOptions(o),
 	}
 	cmd.Flags().BoolVar(&o.PerTask, "per-task", false, "add one line per task: trials, bugs, resolved, counted, reward, regressed")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print SWE-sweep's JSON report (the same as -o json)")
@@ -59,16 +62,19 @@ func newCompareCmd(kube *clioptions.Cluster) *cobra.Command {
 func newExportCmd(kube *clioptions.Cluster) *cobra.Command {
 	o := &export.Options{Cluster: kube}
 	cmd := &cobra.Command{
-		Use:   "export NAME -o DIR",
-		Short: "Write a campaign's results in Harbor's job layout",
+		Use:   "export NAME|STORE_URL -o DIR",
+		Short: "Write a campaign's results in Harbor's job layout, or copy its job folder from the store",
 		Long: "export writes the finished trials of SweepRun NAME into DIR, the job folder: DIR/config.json\n" +
 			"and one folder per trial with config.json, result.json, verifier/reward.json,\n" +
 			"verifier/eval.json and artifacts/ with the agent's patch, so that tools built for Harbor and\n" +
 			"SWE-sweep read it (sweep info DIR does). A trial that was not measured has no reward.json;\n" +
-			"its result.json says why in exception_info. Running again overwrites the same files.",
-		Example: "  sweep export my-run -o jobs/my-run && sweep info jobs/my-run --per-task",
-		Args:    cobra.ExactArgs(1),
-		RunE:    runOptions(o),
+			"its result.json says why in exception_info. Running again overwrites the same files.\n" +
+			"Given a store URL (as sweep info takes one), export copies the campaign's job folder from the\n" +
+			"artifact store into DIR as the manager recorded it, with no cluster: its objects may be gone.",
+		Example: "  sweep export my-run -o jobs/my-run && sweep info jobs/my-run --per-task\n" +
+			"  sweep export file:///mnt/sweep-store/evals/my-run -o jobs/my-run",
+		Args: cobra.ExactArgs(1),
+		RunE: runOptions(o),
 	}
 	cmd.Flags().StringVarP(&o.Dir, "output-dir", "o", "", "the job folder to write (created if missing)")
 	return cmd

@@ -103,6 +103,7 @@ func argCompletions(kube *clioptions.Cluster) map[string]cobra.CompletionFunc {
 		"eval":            completion.Positional(completion.Names(kube, completion.Tasks, cobra.ShellCompDirectiveNoFileComp), completion.Files),
 		"tasks check":     completion.Names(kube, completion.Tasks, cobra.ShellCompDirectiveNoFileComp),
 		"get":             getCompletion(kube),
+		"logs":            completion.Positional(completion.Names(kube, completion.TaskTrials, cobra.ShellCompDirectiveNoFileComp)),
 	}
 }
 

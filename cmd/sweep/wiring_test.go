@@ -34,6 +34,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
 		{[]string{"get"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"retry"}, "accepts 1 arg(s), received 0"},
+		{[]string{"logs"}, "accepts 1 arg(s), received 0"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -81,6 +82,11 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"retry reason", []string{"retry", "run1", "--reason", "PodEvicted,Flaky"}, []string{"flag --reason: Flaky: not a trial reason"}},
 		{"retry kubeconfig", append(noCluster, "retry", "run1", "--watch"), []string{"--kubeconfig"}},
 		{"get kubeconfig", append(noCluster, "get", "tt", "--run", "run1"), []string{"--kubeconfig"}},
+		{"logs stage", []string{"logs", "t1", "--stage", "collector"}, []string{`flag --stage: want agent or verifier, got "collector"`}},
+		{"logs store", []string{"logs", "t1", "--store", "http://minio:9000/b"}, []string{"flag --store", `unknown scheme "http"`}},
+		{"logs kubeconfig", append(noCluster, "logs", "t1", "-f"), []string{"--kubeconfig"}},
+		{"info store", []string{"info", "ftp://host/store/ns/run1"}, []string{`unknown scheme "ftp"`}},
+		{"export store", []string{"export", "file:///nonexistent/store/ns/run1", "-o", "out"}, []string{"no job folder at file:///nonexistent/store/ns/run1", "no such file or directory"}},
 		{"version kubeconfig", append(noCluster, "version"), []string{"operator version", "--kubeconfig", "sweep version --client"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,6 +133,8 @@ func TestFlagDefaults(t *testing.T) {
 		{"swebench import", "name", "swebench"},
 		{"swebench import", "verifier-network", "no-network"},
 		{"swebench report", "attempt", "1"},
+		{"logs", "stage", "agent"},
+		{"logs", "follow", "false"},
 	} {
 		cmd, _, err := root.Find(strings.Fields(tc.verb))
 		if err != nil {

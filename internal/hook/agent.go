@@ -23,7 +23,7 @@ import (
 func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error) {
 	d := Done{Stage: pc.StageAgent, StartedAt: time.Now(), Timings: map[string]float64{}}
 	limits := spec.Limits.WithDefaults()
-	log, err := newCappedLog(paths.AgentLog, limits.MaxLogBytes)
+	log, err := newCappedLog(paths.AgentLog, limits.MaxLogBytes, paths.LogEcho)
 	if err != nil {
 		return d, err
 	}

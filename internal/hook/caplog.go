@@ -3,6 +3,7 @@ package hook
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,9 +19,13 @@ type cappedLog struct {
 	head  int64 // bytes written to the file so far
 	tail  []byte
 	total int64
+	// echo, when set, also gets the whole output as it comes: the main container's stdout,
+	// so that `sweep logs -f` follows a stage while it runs. Its errors are ignored: a log
+	// nobody reads must not fail the stage.
+	echo io.Writer
 }
 
-func newCappedLog(path string, limit int64) (*cappedLog, error) {
+func newCappedLog(path string, limit int64, echo io.Writer) (*cappedLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -32,7 +37,7 @@ func newCappedLog(path string, limit int64) (*cappedLog, error) {
 	if err != nil {
 		return nil, errors.Join(err, f.Close())
 	}
-	return &cappedLog{f: f, half: max(limit/2, 1), head: st.Size(), total: st.Size()}, nil
+	return &cappedLog{f: f, half: max(limit/2, 1), head: st.Size(), total: st.Size(), echo: echo}, nil
 }
 
 func (l *cappedLog) Write(p []byte) (int, error) {
@@ -40,6 +45,9 @@ func (l *cappedLog) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	n := len(p)
 	l.total += int64(n)
+	if l.echo != nil {
+		_, _ = l.echo.Write(p) // see echo
+	}
 	if room := l.half - l.head; room > 0 {
 		k := min(int64(len(p)), room)
 		if _, err := l.f.Write(p[:k]); err != nil {

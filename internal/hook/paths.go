@@ -4,6 +4,7 @@
 package hook
 
 import (
+	"io"
 	"path/filepath"
 
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -23,6 +24,9 @@ type Paths struct {
 	Tests       string // holds test.sh
 	// TerminationLog is where the collector writes its summary.
 	TerminationLog string
+	// LogEcho also gets the stage log as it comes (the main container's stdout in a Pod);
+	// nil keeps it in the log file alone.
+	LogEcho io.Writer
 }
 
 // PodPaths are the paths of a real trial Pod.

@@ -91,7 +91,7 @@ func TestRestoreArtifactsReplacesASymlinkAtTheDestination(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSymlink(t, target, paths.Patch)
-	log, err := newCappedLog(filepath.Join(t.TempDir(), "log"), 1<<10)
+	log, err := newCappedLog(filepath.Join(t.TempDir(), "log"), 1<<10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

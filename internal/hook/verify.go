@@ -53,7 +53,7 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 	if err := emptyDir(paths.VerifierDir); err != nil {
 		return d, err
 	}
-	log, err := newCappedLog(paths.testStdout(), limits.MaxLogBytes)
+	log, err := newCappedLog(paths.testStdout(), limits.MaxLogBytes, paths.LogEcho)
 	if err != nil {
 		return d, err
 	}

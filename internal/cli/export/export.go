@@ -15,19 +15,20 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/storeread"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
-// Options of `sweep export NAME -o DIR`.
+// Options of `sweep export NAME|STORE_URL -o DIR`.
 type Options struct {
 	// Dir is the job folder to write.
 	Dir string
 
 	Cluster *clioptions.Cluster
-	// Name is the SweepRun's.
+	// Name is the SweepRun's, or the store URL of its job folder (fromStore).
 	Name string
 	clioptions.IOStreams
 }
@@ -45,6 +46,9 @@ func (o *Options) Validate() error {
 }
 
 func (o *Options) Run(ctx context.Context) error {
+	if storeread.IsURL(o.Name) {
+		return o.fromStore(ctx)
+	}
 	cl, ns, err := o.Cluster.Client()
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/cli/storeread"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/passk"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -103,8 +104,9 @@ func ScoringTrials(trials []passk.Trial) []scoring.Trial {
 	return out
 }
 
-// CollectTrials reads the scoring input of each source: a directory is a Harbor job tree,
-// anything else a SweepRun name. Unfinished trials are left out, with a note on errOut; so
+// CollectTrials reads the scoring input of each source: a store URL is a job folder in an
+// artifact store (storeread.FindJob), a directory a Harbor job tree, anything else a SweepRun
+// name. Unfinished trials are left out, with a note on errOut; so
 // are the files a job tree's scoring skips. Job trees without a single reward.json are an
 // error, as they are for SWE-sweep. With perBug, each counted trial also gets what its
 // eval.json says of each bug (beside its reward.json, or in its results Secret).
@@ -112,6 +114,14 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 	var trials []passk.Trial
 	var dirs []string
 	for _, arg := range sources {
+		if storeread.IsURL(arg) {
+			read, err := storeTrials(ctx, errOut, arg, perBug)
+			if err != nil {
+				return nil, err
+			}
+			trials = append(trials, read...)
+			continue
+		}
 		st, statErr := os.Stat(arg)
 		switch {
 		case statErr == nil && !st.IsDir():
@@ -121,21 +131,11 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 			return nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
 		}
 		if statErr == nil {
-			read, warnings, err := harborjob.ReadResults([]string{arg})
+			read, err := dirTrials(errOut, arg, perBug)
 			if err != nil {
 				return nil, err
 			}
-			for _, w := range warnings {
-				fmt.Fprintf(errOut, "warning: %s\n", w)
-			}
-			for _, r := range read {
-				t := passk.Trial{Trial: r.Trial, Source: r.File}
-				if _, counted := scoring.Counted(r.Trial); perBug && counted {
-					data, err := harborjob.ReadEval(r.File)
-					t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
-				}
-				trials = append(trials, t)
-			}
+			trials = append(trials, read...)
 			dirs = append(dirs, arg)
 			continue
 		}
@@ -170,6 +170,27 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 	}
 	if len(dirs) == len(sources) && len(trials) == 0 {
 		return nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
+	}
+	return trials, nil
+}
+
+// dirTrials reads the trials of a Harbor job tree.
+func dirTrials(errOut io.Writer, dir string, perBug bool) ([]passk.Trial, error) {
+	read, warnings, err := harborjob.ReadResults([]string{dir})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(errOut, "warning: %s\n", w)
+	}
+	trials := make([]passk.Trial, 0, len(read))
+	for _, r := range read {
+		t := passk.Trial{Trial: r.Trial, Source: r.File}
+		if _, counted := scoring.Counted(r.Trial); perBug && counted {
+			data, err := harborjob.ReadEval(r.File)
+			t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
+		}
+		trials = append(trials, t)
 	}
 	return trials, nil
 }
