@@ -16,7 +16,7 @@ import (
 // ns/name (uid), as the manager records a campaign, and returns the folder's key.
 func StoreJob(t testing.TB, store, jobDir, ns, name, uid string) string {
 	t.Helper()
-	st, err := recordstore.Open(context.Background(), store, nil)
+	st, err := recordstore.Open(context.Background(), store)
 	Must(t, err)
 	defer func() { Must(t, st.Close()) }()
 	folder := recordstore.JobFolder(ns, name, types.UID(uid))

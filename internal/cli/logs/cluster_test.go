@@ -183,7 +183,7 @@ func TestLogsFromCollector(t *testing.T) {
 // the trial controller does.
 func recordTrial(t *testing.T, cl client.Client, store string, trial *evalv1.TaskTrial, files map[string][]byte) *evalv1.TaskTrial {
 	t.Helper()
-	st, err := recordstore.Open(t.Context(), store, nil)
+	st, err := recordstore.Open(t.Context(), store)
 	clitest.Must(t, err)
 	defer func() { clitest.Must(t, st.Close()) }()
 	folder := recordstore.JobFolder(trial.Namespace, trial.Spec.SweepRun, "0123abcd-ffff") + "demo__abc1234/"

@@ -41,7 +41,7 @@ func Open(ctx context.Context, rawURL string) (*recordstore.Store, error) {
 			return nil, fmt.Errorf("store %s: %s is a file, not a directory", recordstore.Redacted(u), u.Path)
 		}
 	}
-	return recordstore.Open(ctx, rawURL, nil)
+	return recordstore.Open(ctx, rawURL)
 }
 
 // Unreachable adds what to check to an error of reading a store other than a missing key.
