@@ -39,6 +39,10 @@ const (
 	// AnnotationGraderConfig names a ConfigMap the built-in grader reads (for swebench: the
 	// instance), mounted only into the verifier at /sweep/grader.
 	AnnotationGraderConfig = "eval.sweep.dev/grader-configmap"
+	// AnnotationPatchSecret names the Secret holding the task's own patch, under the key of the
+	// task's name, for the patch agent: it replaces spec.agent.patch.secretName for this task,
+	// so that an import keeps one patch per Secret (sweep swebench import).
+	AnnotationPatchSecret = "eval.sweep.dev/patch-secret"
 
 	// Keys of a task ConfigMap.
 	TaskTOMLKey    = "task.toml"
