@@ -28,7 +28,7 @@ func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) 
 	broken := func(err error) error {
 		return fmt.Errorf("trial %s: results Secrets %s/%s...: %w; the Secrets were changed or lost: regrade the trial", tr.Name, tr.Namespace, podbuild.ResultsSecretName(tr.Name), err)
 	}
-	n, err := podbuild.ResultsCount(first)
+	n, err := podcontract.ResultsCount(first)
 	if err != nil {
 		return nil, manifest, broken(err)
 	}
@@ -44,7 +44,7 @@ func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) 
 		}
 		secrets = append(secrets, data)
 	}
-	records, err := podbuild.JoinResults(secrets)
+	records, err := podcontract.JoinResults(secrets)
 	if err != nil {
 		return nil, manifest, broken(err)
 	}

@@ -69,7 +69,7 @@ func TestVerifierFiles(t *testing.T) {
 				}
 			}
 		}), wantErr: "record eval.json (file eval.json) does not match"},
-		{name: "a bad count", objects: resultsSecrets(t, files, func(d []map[string][]byte) { d[0][podbuild.ResultsCountKey] = []byte("many") }),
+		{name: "a bad count", objects: resultsSecrets(t, files, func(d []map[string][]byte) { d[0][podcontract.ResultsCountKey] = []byte("many") }),
 			wantErr: `key _results-secrets holds "many"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
