@@ -113,3 +113,68 @@ func TestSplitResultsKeepsALargeEvalJSON(t *testing.T) {
 		t.Errorf("joined %d records; eval.json equal: %v", len(got), bytes.Equal(got["eval.json"], eval))
 	}
 }
+
+func TestArtifactSecretNameAt(t *testing.T) {
+	for i, want := range []string{"t1-artifacts", "t1-artifacts-1", "t1-artifacts-2"} {
+		if got := ArtifactSecretNameAt("t1", i); got != want {
+			t.Errorf("ArtifactSecretNameAt(t1, %d) = %q, want %q", i, got, want)
+		}
+	}
+	if ArtifactSecretName("t1") != "t1-artifacts" {
+		t.Error("the first artifacts Secret changed its name")
+	}
+}
+
+// A patch of 5 MiB, and one of the largest the verifier receives, are spread over Secrets the
+// verifier mounts, with their checksums in the first, and join back whole.
+func TestArtifactSecrets(t *testing.T) {
+	for _, size := range []int{5 << 20, podcontract.MaxArtifactBytes - 100} {
+		patch := make([]byte, size)
+		for i := range patch {
+			patch[i] = byte(i * 13)
+		}
+		artifacts := map[string][]byte{podcontract.PatchKey: patch, "notes.txt": []byte("n")}
+		sums := map[string]string{podcontract.PatchKey: "abc", "notes.txt": "def"}
+		secrets := ArtifactSecrets(artifacts, sums)
+		if len(secrets) < 2 || len(secrets) > MaxArtifactSecrets {
+			t.Fatalf("%d bytes: %d Secrets, want 2 to %d", size, len(secrets), MaxArtifactSecrets)
+		}
+		for i, s := range secrets {
+			n := 0
+			for k, v := range s {
+				n += len(k) + len(v)
+			}
+			if n > MaxSecretPayload {
+				t.Errorf("%d bytes: Secret %d carries %d bytes", size, i, n)
+			}
+		}
+		if got := string(secrets[0][podcontract.ArtifactChecksumKey(podcontract.PatchKey)]); got != "abc" {
+			t.Errorf("%d bytes: the first Secret holds the patch's checksum %q, want abc", size, got)
+		}
+		joined, err := podcontract.JoinResults(secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(joined[podcontract.PatchKey], patch) || string(joined["notes.txt"]) != "n" {
+			t.Errorf("%d bytes: the artifacts do not join back whole", size)
+		}
+	}
+	if diff := cmp.Diff([]map[string][]byte{{}}, ArtifactSecrets(nil, nil)); diff != "" {
+		t.Errorf("no artifacts: the first Secret is still written (-want +got):\n%s", diff)
+	}
+}
+
+// The verifier mounts every artifacts Secret there may be into one directory; only the first,
+// which harvest always writes, is required.
+func TestArtifactsVolume(t *testing.T) {
+	v := artifactsVolume("t1")
+	if v.Projected == nil || len(v.Projected.Sources) != MaxArtifactSecrets {
+		t.Fatalf("volume %+v: want a projected volume of %d Secrets", v, MaxArtifactSecrets)
+	}
+	for i, src := range v.Projected.Sources {
+		optional := src.Secret.Optional != nil && *src.Secret.Optional
+		if src.Secret.Name != ArtifactSecretNameAt("t1", i) || optional != (i > 0) || len(src.Secret.Items) != 0 {
+			t.Errorf("source %d: %+v", i, src.Secret)
+		}
+	}
+}

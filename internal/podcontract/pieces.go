@@ -98,3 +98,14 @@ func JoinResults(secrets []map[string][]byte) (map[string][]byte, error) {
 	}
 	return out, nil
 }
+
+// MaxArtifactBytes is what the agent's artifacts (the patch) may hold together to reach the
+// verifier; larger ones end the agent stage with PatchTooLarge. The agent stage's stream
+// carries at most DefaultLimits' MaxStreamBytes (8 MiB, kept below the kubelet's 10 MiB log
+// rotation), counted uncompressed, with the agent's log after the artifacts: 7 MiB leaves the
+// stream's framing room.
+const MaxArtifactBytes = 7 << 20
+
+// ArtifactChecksumKey is the key of the artifacts Secrets holding the sha256 (hex) of artifact
+// key as the collector read it: the verifier checks the artifact it reassembles against it.
+func ArtifactChecksumKey(key string) string { return "_sha256." + key }

@@ -79,6 +79,10 @@ const (
 	// CollectorLost: the collector left no readable summary or outputs. Retried as
 	// infrastructure; read the collector container's log.
 	CollectorLost string = "CollectorLost"
+	// ArtifactsLost: the agent's artifacts reached the verifier incomplete or changed (an
+	// artifacts Secret or a piece of one missing, bytes other than the collector's checksum).
+	// Retried as infrastructure, never graded: the patch graded must be the agent's.
+	ArtifactsLost string = "ArtifactsLost"
 	// InvalidTask: the trial's spec or its task.toml cannot run as given. The trial is Error
 	// at once; the message names the field and the fix.
 	InvalidTask string = "InvalidTask"
