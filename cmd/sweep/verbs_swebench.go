@@ -38,7 +38,7 @@ func newSwebenchImportCmd(kube *clioptions.Cluster) *cobra.Command {
 			"null patches are listed and not run. The objects carry the\n" +
 			"namespace of -n (or the kubeconfig's) unless --namespace-less leaves it to kubectl apply -n.",
 		Example: "  sweep swebench import --instances verified.jsonl --predictions preds.jsonl --grading 5 -o swebench/ -n evals\n" +
-			"  kubectl apply -k swebench/ && sweep watch swebench -n evals && sweep swebench report swebench -n evals",
+			"  kubectl apply --server-side -k swebench/ && sweep watch swebench -n evals && sweep swebench report swebench -n evals",
 		Args: cobra.NoArgs,
 		RunE: runOptions(o),
 	}

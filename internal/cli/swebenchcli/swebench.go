@@ -182,7 +182,9 @@ func (o *ImportOptions) printSummary(tasks int, m swebench.Matching) {
 	if len(m.MissingIDs) > 0 {
 		fmt.Fprintf(w, "not run, no prediction (%d): %s\n", len(m.MissingIDs), strings.Join(m.MissingIDs, ", "))
 	}
-	apply := "kubectl apply -k " + o.OutDir
+	// Server-side: client-side apply would copy each object into an annotation, which holds
+	// at most 256 KiB, and a patch Secret or a grader ConfigMap may be larger.
+	apply := "kubectl apply --server-side -k " + o.OutDir
 	if o.namespace == "" {
 		apply += " -n NAMESPACE"
 	}
