@@ -143,7 +143,6 @@ func sampleSWEBenchInstances(n int) ([]swebench.Instance, []string) {
 	return insts, patches
 }
 
-
 // noConda gives the grader directories of the real instances the grading rules of images
 // without SWE-bench's conda environment: no activation, pytest as the sample tasks run it.
 func noConda(out string, insts []swebench.Instance) {
@@ -165,7 +164,9 @@ var _ = Describe("SWE-bench at Full's size", func() {
 		ctx := context.Background()
 		ns := fmt.Sprintf("e2e-swebench-full-%d", os.Getpid()%10000)
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		DeferCleanup(func() { _ = k8s.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+		DeferCleanup(func() {
+			_ = k8s.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		})
 
 		By("a dataset of Full's size: 50 instances on the sample repositories, 2,244 made up, 20 KiB predictions")
 		real, patches := sampleSWEBenchInstances(realInstances)
