@@ -79,21 +79,31 @@ func (s *trialScope) readOutputs(ctx context.Context, sum *podcontract.Summary, 
 	return out, nil
 }
 
-// harvestAgent keeps what the verifier receives of the agent's artifacts in a Secret owned by
-// the trial; the verdict says why some were left out.
+// harvestAgent keeps what the verifier receives of the agent's artifacts, with the checksums
+// the collector sent, in Secrets owned by the trial (podbuild.ArtifactSecrets); the verdict
+// says why some were left out.
 func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary, outputs map[string][]byte) (*failure.Verdict, error) {
 	keys := make([]string, len(s.task.Artifacts))
 	for i := range s.task.Artifacts {
 		keys[i] = podbuild.ArtifactKey(s.task.Artifacts, i)
 	}
-	data, verdict := failure.VerifierArtifacts(keys, *sum, outputs, podbuild.MaxSecretPayload)
-	name := podbuild.ArtifactSecretName(s.trial.Name)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.trial.Namespace, Labels: podbuild.Labels(s.trial, podcontract.StageAgent)},
-		Data:       data,
+	data, verdict := failure.VerifierArtifacts(keys, *sum, outputs, podcontract.MaxArtifactBytes)
+	checksums := map[string]string{}
+	for key := range data {
+		if o, ok := sum.Output(key); ok {
+			checksums[key] = o.SHA256
+		}
 	}
-	if err := s.createOwned(ctx, secret); err != nil {
-		return nil, err
+	name := podbuild.ArtifactSecretName(s.trial.Name)
+	for i, part := range podbuild.ArtifactSecrets(data, checksums) {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: podbuild.ArtifactSecretNameAt(s.trial.Name, i), Namespace: s.trial.Namespace,
+				Labels: podbuild.Labels(s.trial, podcontract.StageAgent)},
+			Data: part,
+		}
+		if err := s.createOwned(ctx, secret); err != nil {
+			return nil, err
+		}
 	}
 	patch, kept := data[podcontract.PatchKey]
 	ps := &evalv1.PatchStatus{SecretName: name, Bytes: int64(len(patch)), FilesChanged: int32(bytes.Count(patch, []byte("diff --git ")))}

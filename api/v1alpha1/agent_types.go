@@ -24,11 +24,14 @@ type AgentSpec struct {
 	External *ExternalAgent `json:"external,omitempty"`
 }
 
-// PatchAgent reads each task's patch from a Secret whose keys are task names.
+// PatchAgent reads each task's patch from a Secret whose keys are task names: the task
+// ConfigMap's own (annotation eval.sweep.dev/patch-secret), else SecretName.
 type PatchAgent struct {
-	// +kubebuilder:validation:MinLength=1
+	// SecretName holds the patches of the tasks whose ConfigMap names no patch Secret of its
+	// own.
 	// +kubebuilder:validation:MaxLength=253
-	SecretName string `json:"secretName"`
+	// +optional
+	SecretName string `json:"secretName,omitempty"`
 }
 
 // OracleAgent runs the solution the task's solution ConfigMap holds.

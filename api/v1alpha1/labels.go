@@ -42,6 +42,10 @@ const (
 	// AnnotationTaskSHA256 on a trial is the SHA-256 of the task ConfigMap it was made from
 	// (provenance.TaskEntrySHA256), set by the SweepRun controller when it creates the trial.
 	AnnotationTaskSHA256 = "eval.sweep.dev/task-sha256"
+	// AnnotationPatchSecret names the Secret holding the task's own patch, under the key of the
+	// task's name, for the patch agent: it replaces spec.agent.patch.secretName for this task,
+	// so that an import keeps one patch per Secret (sweep swebench import).
+	AnnotationPatchSecret = "eval.sweep.dev/patch-secret"
 
 	// Keys of a task ConfigMap.
 	TaskTOMLKey    = "task.toml"

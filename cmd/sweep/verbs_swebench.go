@@ -32,12 +32,13 @@ func newSwebenchImportCmd(kube *clioptions.Cluster) *cobra.Command {
 		Long: "import writes OUT/kustomization.yaml with, for every instance that has a non-empty prediction:\n" +
 			"a task ConfigMap (task.toml, instruction.md = the problem statement) whose agent and verifier\n" +
 			"image is the instance's evaluation image, and a grader ConfigMap (instance.json, grading.json)\n" +
-			"mounted only into the verifier; Secret " + swebenchcli.PatchesSecret + " with the model patches keyed by\n" +
-			"task name; ConfigMap NAME-import recording the dataset's ids; and SweepRun NAME of the patch\n" +
-			"agent over these tasks. Empty or null patches are listed and not run. The objects carry the\n" +
+			"mounted only into the verifier; a Secret with its model patch keyed by task name; ConfigMap\n" +
+			"NAME-import recording the dataset's ids; and SweepRun NAME of the patch agent over these\n" +
+			"tasks. Every object is named after NAME, so several imports live in one namespace. Empty or\n" +
+			"null patches are listed and not run. The objects carry the\n" +
 			"namespace of -n (or the kubeconfig's) unless --namespace-less leaves it to kubectl apply -n.",
 		Example: "  sweep swebench import --instances verified.jsonl --predictions preds.jsonl --grading 5 -o swebench/ -n evals\n" +
-			"  kubectl apply -k swebench/ && sweep watch swebench -n evals && sweep swebench report swebench -n evals",
+			"  kubectl apply --server-side -k swebench/ && sweep watch swebench -n evals && sweep swebench report swebench -n evals",
 		Args: cobra.NoArgs,
 		RunE: runOptions(o),
 	}

@@ -109,6 +109,34 @@ func TestTrialSpec(t *testing.T) {
 	}
 }
 
+// A task ConfigMap naming its own patch Secret replaces the run's for the patch agent only, and
+// never changes the run's spec.
+func TestTrialSpecPatchSecret(t *testing.T) {
+	own := taskCM("t-calc", "calc")
+	own.Annotations[evalv1.AnnotationPatchSecret] = "imp-calc-patch"
+	for name, tc := range map[string]struct {
+		agent evalv1.AgentSpec
+		cm    *corev1.ConfigMap
+		want  evalv1.AgentSpec
+	}{
+		"the task's own Secret": {agent: evalv1.AgentSpec{Patch: &evalv1.PatchAgent{}}, cm: own,
+			want: evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "imp-calc-patch"}}},
+		"the run's Secret": {agent: evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}}, cm: taskCM("t-calc", "calc"),
+			want: evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}}},
+		"another agent": {agent: evalv1.AgentSpec{Nop: &evalv1.NopAgent{}}, cm: own, want: evalv1.AgentSpec{Nop: &evalv1.NopAgent{}}},
+	} {
+		run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: evalv1.SweepRunSpec{Agent: tc.agent}}
+		before := run.Spec.Agent.DeepCopy()
+		got := TrialSpec(run, Task{Name: "calc", ConfigMap: tc.cm}, 1).Agent
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: agent (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(*before, run.Spec.Agent); diff != "" {
+			t.Errorf("%s: the run's agent changed (-before +after):\n%s", name, diff)
+		}
+	}
+}
+
 func TestSelectorMatcher(t *testing.T) {
 	cm := taskCM("t-calc", "calc")
 	for name, tc := range map[string]struct {

@@ -144,6 +144,10 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 	if kind, _ := agentkind.Lookup(run.Spec.Agent.Kind()); kind.NeedsSolution {
 		spec.SolutionConfigMap = cm.Annotations[evalv1.AnnotationSolution]
 	}
+	// The trial names the Secret its patch agent reads: the task's own, when it has one.
+	if secret := cm.Annotations[evalv1.AnnotationPatchSecret]; spec.Agent.Patch != nil && secret != "" {
+		spec.Agent.Patch.SecretName = secret
+	}
 	// Each bug once, as SWE-sweep's harness takes a subset: BugsTotal bounds n_subtasks.
 	if bugs := sweepbundle.Unique(run.Spec.Tasks.Bugs[task.Name]); len(bugs) > 0 {
 		spec.Bugs = bugs

@@ -14,8 +14,9 @@ import (
 // not read (a symbolic link, not a regular file) is the agent's doing, never a reason to leave
 // the trial unscored: it is left out, the verifier grades without it (without a patch: the
 // unpatched tree, which usually scores 0), and the agent stage ends with PatchTooLarge or
-// PatchRefused, the trial's reason once it is scored. Artifacts that together exceed maxBytes,
-// what the Secret that carries them to the verifier holds, are all left out. The verdict is nil
+// PatchRefused, the trial's reason once it is scored. Artifacts that together exceed maxBytes
+// (podcontract.MaxArtifactBytes, what the artifacts Secrets carry to the verifier) are all left
+// out. The verdict is nil
 // when every artifact the agent left reaches the verifier.
 func VerifierArtifacts(keys []string, sum podcontract.Summary, outputs map[string][]byte, maxBytes int) (map[string][]byte, *Verdict) {
 	kept := map[string][]byte{}
@@ -43,7 +44,7 @@ func VerifierArtifacts(keys []string, sum podcontract.Summary, outputs map[strin
 	}
 	if size > maxBytes {
 		return map[string][]byte{}, &Verdict{Done: true, Class: ClassScored, Reason: reasons.PatchTooLarge,
-			Message: fmt.Sprintf("the artifacts have %d bytes together, more than the %d an object can hold; the verifier grades without them: shrink the change", size, maxBytes)}
+			Message: fmt.Sprintf("the artifacts have %d bytes together, more than the %d the verifier receives; the verifier grades without them: shrink the change", size, maxBytes)}
 	}
 	return kept, verdict
 }

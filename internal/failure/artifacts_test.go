@@ -51,7 +51,7 @@ func TestVerifierArtifacts(t *testing.T) {
 			read:    map[string][]byte{podcontract.PatchKey: patch, "notes.txt": notes}, max: 20,
 			want: map[string][]byte{},
 			verdict: &Verdict{Done: true, Class: ClassScored, Reason: reasons.PatchTooLarge,
-				Message: "the artifacts have 24 bytes together, more than the 20 an object can hold; the verifier grades without them: shrink the change"}},
+				Message: "the artifacts have 24 bytes together, more than the 20 the verifier receives; the verifier grades without them: shrink the change"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -270,6 +270,8 @@ func fromSummary(s Stage) (Verdict, bool) {
 		return Verdict{Done: true}, true
 	}
 	switch {
+	case sum.Reason == reasons.ArtifactsLost:
+		return Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.ArtifactsLost, Message: sum.Message}, true
 	// A verifier past the stage's own limit is not measured, never the agent's 0: the
 	// controller cannot tell a hang the patch caused from a limit too short for the task. The
 	// built-in graders stop their suites before the stage deadline (--deadline) and decide that

@@ -86,6 +86,9 @@ func TestClassify(t *testing.T) {
 			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.CollectorLost, Message: "the collector's summary was rejected: not JSON"}},
 		"verifier graded": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done("", map[string]float64{"reward": 1}) },
 			want: Verdict{Done: true}},
+		// The verifier graded nothing: the patch it received was not the agent's.
+		"artifacts lost": {st: verifier, obs: func(s *Stage) { s.JobComplete = true; s.Summary = done(reasons.ArtifactsLost, nil) },
+			want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.ArtifactsLost, Message: "m"}},
 		"grader failed": {st: verifier, obs: func(s *Stage) {
 			s.JobComplete = true
 			s.Summary = done("", map[string]float64{"reward": 0, "grader_failed": 1})

@@ -92,6 +92,6 @@ func backoff(baseSeconds, spent int32) time.Duration {
 // rerun only when named.
 var RerunByDefault = []string{
 	reasons.ImagePullFailed, reasons.PodEvicted, reasons.NodeLost, reasons.Preempted,
-	reasons.EnvironmentStartTimeout, reasons.CollectorLost,
+	reasons.EnvironmentStartTimeout, reasons.CollectorLost, reasons.ArtifactsLost,
 	reasons.VerifierTimeout, reasons.GraderFailed, reasons.RewardMissing,
 }

@@ -231,3 +231,17 @@ func TestCollectorSendsSWEBenchReport(t *testing.T) {
 		t.Errorf("report.json sent as %q, want %q (summary %+v)", got, report, s)
 	}
 }
+
+// With the default limits the agent stage's stream carries a patch of MaxArtifactBytes, the
+// most the verifier receives, and a full agent log beside it; the log is what is cut.
+func TestCollectorCarriesTheLargestArtifact(t *testing.T) {
+	patch := strings.Repeat("+0123456789abcdef\n", pc.MaxArtifactBytes/18)
+	paths := podRoot(t, map[string]string{"logs/artifacts/model.patch": patch, "logs/agent/agent.log": strings.Repeat("log\n", 2<<20)})
+	spec := agentSpec(t.TempDir(), paths, pc.AgentSpec{Kind: agentkind.Nop})
+	spec.Limits = pc.DefaultLimits()
+	mustWriteDone(t, paths.Done, Done{Stage: pc.StageAgent})
+	s, outputs := collectNow(t, context.Background(), spec, paths)
+	if o, _ := s.Output(pc.PatchKey); o.TooLarge || o.Missing || string(outputs[pc.PatchKey]) != patch {
+		t.Errorf("patch of %d bytes: output %+v, %d bytes received", len(patch), o, len(outputs[pc.PatchKey]))
+	}
+}

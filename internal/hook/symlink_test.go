@@ -95,7 +95,9 @@ func TestRestoreArtifactsReplacesASymlinkAtTheDestination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restoreArtifacts(verifierSpec(paths).Artifacts, paths.Input, log)
+	if err := restoreArtifacts(verifierSpec(paths).Artifacts, paths.Input, log); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := log.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
-	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
@@ -57,11 +55,15 @@ func RunVerify(ctx context.Context, spec pc.StageSpec, paths Paths, opts VerifyO
 	if err != nil {
 		return d, err
 	}
-	restoreArtifacts(spec.Artifacts, paths.Input, log)
+	restoreErr := restoreArtifacts(spec.Artifacts, paths.Input, log)
 	d.Timings["restore"] = seconds(d.StartedAt, time.Now())
 
 	gradeStart := time.Now()
 	grader, setupErr := verifierGrader(spec)
+	if restoreErr != nil {
+		// Grading a patch that is not the agent's would score the wrong change.
+		setupErr = restoreErr
+	}
 	// A grader the verifier was told to run and does not know is a grader failure.
 	v := verifierResult{builtIn: grader == nil || grader.BuiltIn(), setupErr: setupErr}
 	if spec.Verifier != nil {
@@ -142,7 +144,10 @@ type verifierResult struct {
 // built-in grader left no valid result: the stage then writes grader_failed into reward.json.
 func (v verifierResult) decide() (reason, message string, rewards reward.Result, writeFailed bool) {
 	var subset *subsetError
+	var lost *artifactsLostError
 	switch {
+	case errors.As(v.setupErr, &lost):
+		return reasons.ArtifactsLost, lost.Error(), nil, false
 	case errors.As(v.setupErr, &subset):
 		return subset.reason, subset.message, nil, false
 	case v.setupErr != nil && v.builtIn:
@@ -270,37 +275,6 @@ func patchInput(spec pc.StageSpec, paths Paths) string {
 		}
 	}
 	return paths.Patch
-}
-
-// restoreArtifacts copies each artifact from the input directory back to its path. An
-// artifact the agent stage did not produce is absent from the input and is logged. The input
-// directory is the controller's Secret volume, whose keys are symlinks into it by design; the
-// artifact path is in the task's image, and a symlink there is replaced, never written through.
-func restoreArtifacts(artifacts []pc.Artifact, inputDir string, log *cappedLog) {
-	for _, a := range artifacts {
-		if err := copyFile(filepath.Join(inputDir, a.Key), a.Path); err != nil {
-			log.Printf("artifact %s not restored: %v", a.Key, err)
-		}
-	}
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }() // read-only: its close has nothing to report
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return err
-	}
-	out, err := regularfile.Create(to, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		return errors.Join(err, out.Close())
-	}
-	return out.Close()
 }
 
 // emptyDir creates dir or removes everything in it (the directory itself may be a mount).

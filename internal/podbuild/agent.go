@@ -23,6 +23,10 @@ func AgentKind(trial *evalv1.TaskTrial) (agentkind.Descriptor, error) {
 		return kind, fmt.Errorf("spec.solutionConfigMap is empty: the %s agent needs the task's solution; annotate the task ConfigMap of %q with %s",
 			kind.Name, spec.Task, evalv1.AnnotationSolution)
 	}
+	if kind.Mount == agentkind.MountPatchSecret && spec.Agent.Patch.SecretName == "" {
+		return kind, fmt.Errorf("spec.agent.patch.secretName is empty: the %s agent reads task %q's patch from a Secret; set spec.agent.patch.secretName of SweepRun %s, or annotate the task ConfigMap with %s",
+			kind.Name, spec.Task, spec.SweepRun, evalv1.AnnotationPatchSecret)
+	}
 	return kind, nil
 }
 

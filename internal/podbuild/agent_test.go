@@ -29,6 +29,9 @@ func TestAgentKind(t *testing.T) {
 		{name: "oracle with its solution", trial: makeTrial("t", "calc").agent(agentsByKind[agentkind.Oracle]).solution("calc-solution").obj(), want: agentkind.Oracle},
 		{name: "oracle without a solution", trial: makeTrial("t", "calc").agent(agentsByKind[agentkind.Oracle]).obj(), want: agentkind.Oracle,
 			wantErr: `spec.solutionConfigMap is empty: the oracle agent needs the task's solution; annotate the task ConfigMap of "calc" with ` + evalv1.AnnotationSolution},
+		{name: "patch", trial: makeTrial("t", "calc").agent(agentsByKind[agentkind.Patch]).obj(), want: agentkind.Patch},
+		{name: "patch without a Secret", trial: makeTrial("t", "calc").agent(evalv1.AgentSpec{Patch: &evalv1.PatchAgent{}}).obj(), want: agentkind.Patch,
+			wantErr: `spec.agent.patch.secretName is empty: the patch agent reads task "calc"'s patch from a Secret; set spec.agent.patch.secretName of SweepRun run, or annotate the task ConfigMap with ` + evalv1.AnnotationPatchSecret},
 		{name: "no kind", trial: makeTrial("t", "calc").agent(evalv1.AgentSpec{}).obj(),
 			wantErr: "spec.agent of trial t sets no agent kind: set exactly one of " + agentkind.Names()},
 	} {

@@ -2,7 +2,9 @@ package podbuild
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -32,13 +34,42 @@ const QueueLabel = "kueue.x-k8s.io/queue-name"
 // schedule, pull and start the Pod, and to collect and report afterwards.
 const StartAllowanceSeconds = 600
 
-// InputSecretName holds the stage specs; ArtifactSecretName the harvested artifacts.
+// InputSecretName holds the stage specs; ArtifactSecretName the first of the Secrets holding
+// the harvested artifacts (ArtifactSecretNameAt).
 func InputSecretName(trial string) string    { return trial + "-input" }
-func ArtifactSecretName(trial string) string { return trial + "-artifacts" }
+func ArtifactSecretName(trial string) string { return ArtifactSecretNameAt(trial, 0) }
 
-// MaxSecretPayload is what the artifacts Secret may carry: an object must stay under the
-// API server's 1.5 MiB request limit and etcd's value limit, with room for metadata.
+// ArtifactSecretNameAt is the i-th artifacts Secret of a trial: <trial>-artifacts, then
+// <trial>-artifacts-1, ...
+func ArtifactSecretNameAt(trial string, i int) string { return spreadSecretName(trial+"-artifacts", i) }
+
+// MaxSecretPayload is what one Secret the controller writes may carry: an object must stay
+// under the API server's 1.5 MiB request limit and etcd's value limit, with room for metadata.
 const MaxSecretPayload = 1 << 20
+
+// MaxArtifactSecrets is how many artifacts Secrets the verifier mounts: enough for
+// podcontract.MaxArtifactBytes spread over Secrets of MaxSecretPayload, with their checksums
+// and the keys of the pieces.
+const MaxArtifactSecrets = podcontract.MaxArtifactBytes/MaxSecretPayload + 2
+
+// ArtifactSecrets is the data of a trial's artifacts Secrets: the artifacts the verifier
+// receives and their checksums (podcontract.ArtifactChecksumKey), which go first so that they
+// are in the first Secret, the one the verifier cannot be started without. There is always a
+// first Secret, empty when the verifier receives nothing.
+func ArtifactSecrets(artifacts map[string][]byte, sha256 map[string]string) []map[string][]byte {
+	records := maps.Clone(artifacts)
+	var first []string
+	for _, key := range slices.Sorted(maps.Keys(artifacts)) {
+		if sum, ok := sha256[key]; ok {
+			records[podcontract.ArtifactChecksumKey(key)] = []byte(sum)
+			first = append(first, podcontract.ArtifactChecksumKey(key))
+		}
+	}
+	if secrets := SplitResults(records, first, MaxSecretPayload); len(secrets) > 0 {
+		return secrets
+	}
+	return []map[string][]byte{{}}
+}
 
 // JobName is `<trial>-agent-<run>` or `<trial>-verify-<run>`.
 func JobName(trial string, stage podcontract.Stage, run int32) string {

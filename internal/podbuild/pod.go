@@ -84,9 +84,7 @@ func podSpec(in JobInput) corev1.PodSpec {
 		initContainers = append(initContainers, parts.initContainers...)
 		env = parts.env
 	} else {
-		volumes = append(volumes, corev1.Volume{Name: volInput, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-			SecretName: ArtifactSecretName(trial.Name),
-		}}})
+		volumes = append(volumes, artifactsVolume(trial.Name))
 		mainMounts = append(mainMounts, corev1.VolumeMount{Name: volInput, MountPath: podcontract.InputDir, ReadOnly: true})
 		if cm := trial.Spec.GraderConfigMap; cm != "" {
 			volumes = append(volumes, corev1.Volume{Name: volGrader, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
@@ -138,6 +136,21 @@ func podSpec(in JobInput) corev1.PodSpec {
 		}},
 		Volumes: volumes,
 	}
+}
+
+// artifactsVolume merges the trial's artifacts Secrets into one directory: the first, which
+// harvest always writes, then every other one there may be, optional because harvest writes
+// only as many as the artifacts take. The verifier checks what it reassembles against the
+// checksums of the first, so that a Secret missing is never a patch missing.
+func artifactsVolume(trial string) corev1.Volume {
+	sources := make([]corev1.VolumeProjection, MaxArtifactSecrets)
+	for i := range sources {
+		sources[i].Secret = &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: ArtifactSecretNameAt(trial, i)}}
+		if i > 0 {
+			sources[i].Secret.Optional = ptr.To(true)
+		}
+	}
+	return corev1.Volume{Name: volInput, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: sources}}}
 }
 
 func stageVerb(stage podcontract.Stage) string {

@@ -3,10 +3,11 @@ package podbuild
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
 func TestResultsSecretNameAt(t *testing.T) {
@@ -44,20 +45,20 @@ func TestSplitResults(t *testing.T) {
 	}{
 		{name: "none", records: map[string][]byte{}, want: map[int]map[string]int{}},
 		{name: "all in one", records: map[string][]byte{"reward.json": bytesOf(10), "eval.json": bytesOf(20), "a": bytesOf(5)},
-			want: map[int]map[string]int{0: {"reward.json": 10, "eval.json": 20, "a": 5, ResultsCountKey: count(1)}}},
+			want: map[int]map[string]int{0: {"reward.json": 10, "eval.json": 20, "a": 5, podcontract.ResultsCountKey: count(1)}}},
 		{name: "the declared first, the rest where there is room",
 			records: map[string][]byte{"reward.json": bytesOf(10), "eval.json": bytesOf(40), "b": bytesOf(50), "c": bytesOf(5)},
 			want: map[int]map[string]int{
-				0: {"reward.json": 10, "eval.json": 40, "c": 5, ResultsCountKey: count(2)},
+				0: {"reward.json": 10, "eval.json": 40, "c": 5, podcontract.ResultsCountKey: count(2)},
 				1: {"b": 50}}},
 		{name: "a record larger than a Secret goes in pieces",
 			records: map[string][]byte{"reward.json": bytesOf(10), "eval.json": bytesOf(250)},
 			want: map[int]map[string]int{
-				0: {"reward.json": 10, ResultsCountKey: count(3)},
+				0: {"reward.json": 10, podcontract.ResultsCountKey: count(3)},
 				1: {"_part0.eval.json": 132}, 2: {"_part1.eval.json": 118}}},
 		{name: "exactly a Secret: whole, in a Secret of its own",
 			records: map[string][]byte{"reward.json": bytesOf(10), "z": bytesOf(max - 1)},
-			want:    map[int]map[string]int{0: {"reward.json": 10, ResultsCountKey: count(2)}, 1: {"z": max - 1}}},
+			want:    map[int]map[string]int{0: {"reward.json": 10, podcontract.ResultsCountKey: count(2)}, 1: {"z": max - 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secrets := SplitResults(tc.records, first, max)
@@ -74,11 +75,11 @@ func TestSplitResults(t *testing.T) {
 				}
 			}
 			if len(secrets) > 0 {
-				if n, err := ResultsCount(secrets[0]); err != nil || n != len(secrets) {
+				if n, err := podcontract.ResultsCount(secrets[0]); err != nil || n != len(secrets) {
 					t.Errorf("ResultsCount = %d, %v; want %d", n, err, len(secrets))
 				}
 			}
-			got, err := JoinResults(secrets)
+			got, err := podcontract.JoinResults(secrets)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestSplitResultsKeepsALargeEvalJSON(t *testing.T) {
 	if string(secrets[0]["reward.json"]) != `{"reward": 1}` {
 		t.Error("reward.json is not in the first Secret")
 	}
-	got, err := JoinResults(secrets)
+	got, err := podcontract.JoinResults(secrets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,27 +114,67 @@ func TestSplitResultsKeepsALargeEvalJSON(t *testing.T) {
 	}
 }
 
-func TestJoinResultsRefusesInconsistentSecrets(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		secrets []map[string][]byte
-		wantErr string
-	}{
-		{name: "key twice", secrets: []map[string][]byte{{"a": nil}, {"a": nil}}, wantErr: "key a is in two results Secrets"},
-		{name: "piece twice", secrets: []map[string][]byte{{"_part0.a": nil}, {"_part0.a": nil}}, wantErr: "piece 0 of a is in two"},
-		{name: "gap", secrets: []map[string][]byte{{"_part0.a": nil, "_part2.a": nil}}, wantErr: "piece 1 of 2 is missing"},
-		{name: "whole and pieces", secrets: []map[string][]byte{{"a": nil, "_part0.a": nil}}, wantErr: "stored whole and in pieces"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if _, err := JoinResults(tc.secrets); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("error = %v, want %q", err, tc.wantErr)
+func TestArtifactSecretNameAt(t *testing.T) {
+	for i, want := range []string{"t1-artifacts", "t1-artifacts-1", "t1-artifacts-2"} {
+		if got := ArtifactSecretNameAt("t1", i); got != want {
+			t.Errorf("ArtifactSecretNameAt(t1, %d) = %q, want %q", i, got, want)
+		}
+	}
+	if ArtifactSecretName("t1") != "t1-artifacts" {
+		t.Error("the first artifacts Secret changed its name")
+	}
+}
+
+// A patch of 5 MiB, and one of the largest the verifier receives, are spread over Secrets the
+// verifier mounts, with their checksums in the first, and join back whole.
+func TestArtifactSecrets(t *testing.T) {
+	for _, size := range []int{5 << 20, podcontract.MaxArtifactBytes - 100} {
+		patch := make([]byte, size)
+		for i := range patch {
+			patch[i] = byte(i * 13)
+		}
+		artifacts := map[string][]byte{podcontract.PatchKey: patch, "notes.txt": []byte("n")}
+		sums := map[string]string{podcontract.PatchKey: "abc", "notes.txt": "def"}
+		secrets := ArtifactSecrets(artifacts, sums)
+		if len(secrets) < 2 || len(secrets) > MaxArtifactSecrets {
+			t.Fatalf("%d bytes: %d Secrets, want 2 to %d", size, len(secrets), MaxArtifactSecrets)
+		}
+		for i, s := range secrets {
+			n := 0
+			for k, v := range s {
+				n += len(k) + len(v)
 			}
-		})
+			if n > MaxSecretPayload {
+				t.Errorf("%d bytes: Secret %d carries %d bytes", size, i, n)
+			}
+		}
+		if got := string(secrets[0][podcontract.ArtifactChecksumKey(podcontract.PatchKey)]); got != "abc" {
+			t.Errorf("%d bytes: the first Secret holds the patch's checksum %q, want abc", size, got)
+		}
+		joined, err := podcontract.JoinResults(secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(joined[podcontract.PatchKey], patch) || string(joined["notes.txt"]) != "n" {
+			t.Errorf("%d bytes: the artifacts do not join back whole", size)
+		}
 	}
-	if n, err := ResultsCount(map[string][]byte{ResultsCountKey: []byte("0")}); err == nil {
-		t.Errorf("ResultsCount of 0 = %d, want an error", n)
+	if diff := cmp.Diff([]map[string][]byte{{}}, ArtifactSecrets(nil, nil)); diff != "" {
+		t.Errorf("no artifacts: the first Secret is still written (-want +got):\n%s", diff)
 	}
-	if n, err := ResultsCount(map[string][]byte{"reward.json": nil}); err != nil || n != 1 {
-		t.Errorf("ResultsCount of a Secret from before = %d, %v; want 1", n, err)
+}
+
+// The verifier mounts every artifacts Secret there may be into one directory; only the first,
+// which harvest always writes, is required.
+func TestArtifactsVolume(t *testing.T) {
+	v := artifactsVolume("t1")
+	if v.Projected == nil || len(v.Projected.Sources) != MaxArtifactSecrets {
+		t.Fatalf("volume %+v: want a projected volume of %d Secrets", v, MaxArtifactSecrets)
+	}
+	for i, src := range v.Projected.Sources {
+		optional := src.Secret.Optional != nil && *src.Secret.Optional
+		if src.Secret.Name != ArtifactSecretNameAt("t1", i) || optional != (i > 0) || len(src.Secret.Items) != 0 {
+			t.Errorf("source %d: %+v", i, src.Secret)
+		}
 	}
 }

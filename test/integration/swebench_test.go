@@ -95,30 +95,35 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 	It("run through the controllers: the grader ConfigMap reaches only the verifier, neither stage has network, and an error instance scores 0", func() {
 		applyImport(ns)
 		resolved, failed := campaign.TrialName("swebench", "calc__calc-1", 1), campaign.TrialName("swebench", "calc__calc-2", 1)
-		patches := &corev1.Secret{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "swebench-patches"}, patches)).To(Succeed())
-
-		By("the trial snapshots the instance's task: its eval image, the swebench grader and its ConfigMap")
+		By("the trial snapshots the instance's task: its eval image, the swebench grader and its ConfigMap, its own patch Secret")
 		t := k.trial(resolved)
+		Expect(t.Spec.Agent.Patch.SecretName).To(Equal("swebench-calc--calc-1-patch"))
+		patch := func(trial, task string) string {
+			secret := &corev1.Secret{}
+			ExpectWithOffset(1, k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: k.trial(trial).Spec.Agent.Patch.SecretName}, secret)).To(Succeed())
+			ExpectWithOffset(1, secret.Data).To(HaveLen(1), "one prediction per Secret")
+			return string(secret.Data[task])
+		}
 		Expect(t.Spec.Images.Agent).To(Equal("mirror.example/sweb.eval.x86_64.calc_1776_calc-1:v1"))
 		Expect(t.Spec.Images.Verifier).To(Equal(t.Spec.Images.Agent))
 		Expect(t.Spec.Grader).To(Equal(podcontract.GraderSWEBench))
-		Expect(t.Spec.GraderConfigMap).To(Equal("calc--calc-1-grader"))
+		Expect(t.Spec.GraderConfigMap).To(Equal("swebench-calc--calc-1-grader"))
 		Expect(t.Spec.BugsTotal).To(Equal(int32(1)))
 
 		By("the agent Job does not mount the grader ConfigMap")
 		agentJob := k.job(resolved, agentStage, 1)
-		Expect(graderVolume(agentJob, "calc--calc-1-grader")).To(BeNil())
+		Expect(graderVolume(agentJob, "swebench-calc--calc-1-grader")).To(BeNil())
+		Expect(agentJob.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("Secret.SecretName", "swebench-calc--calc-1-patch")), "the agent reads the instance's own patch Secret")
 		for _, c := range agentJob.Spec.Template.Spec.Containers {
 			Expect(c.VolumeMounts).NotTo(ContainElement(HaveField("MountPath", podcontract.GraderConfigDir)))
 		}
 		By("the agent has no network: the import sets network_mode = \"no-network\"")
 		expectNoEgress(ns, resolved, agentStage, agentJob)
-		k.runStage(resolved, agentStage, 1, agentSummary(string(patches.Data["calc__calc-1"]), ""))
+		k.runStage(resolved, agentStage, 1, agentSummary(patch(resolved, "calc__calc-1"), ""))
 
 		By("the verifier Job mounts it at /sweep/grader, and its stage spec names the grader")
 		verifyJob := k.job(resolved, verifierStage, 1)
-		vol := graderVolume(verifyJob, "calc--calc-1-grader")
+		vol := graderVolume(verifyJob, "swebench-calc--calc-1-grader")
 		Expect(vol).NotTo(BeNil())
 		By("the verifier, which runs the model's code, has no network either")
 		expectNoEgress(ns, resolved, verifierStage, verifyJob)
@@ -138,7 +143,7 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		k.runStage(resolved, verifierStage, 1, withReport)
 
 		By("the second instance's patch did not apply: an error instance, measured as unresolved")
-		k.runStage(failed, agentStage, 1, agentSummary(string(patches.Data["calc__calc-2"]), reasons.PatchApplyFailed))
+		k.runStage(failed, agentStage, 1, agentSummary(patch(failed, "calc__calc-2"), reasons.PatchApplyFailed))
 		k.runStage(failed, verifierStage, 1, verifierSummary(swebenchRewards(false, true)))
 
 		Eventually(getRun(ns, "swebench"), timeout, poll).Should(Satisfy(completed))

@@ -83,7 +83,8 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ArtifactSecretName(calc)}, secret)).To(Succeed())
 		Expect(string(secret.Data[podcontract.PatchKey])).To(Equal(samplePatch))
 		Expect(secret.OwnerReferences[0].Name).To(Equal(calc))
-		Expect(verifyJob.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("VolumeSource.Secret.SecretName", podbuild.ArtifactSecretName(calc))))
+		Expect(verifyJob.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("VolumeSource.Projected.Sources",
+			ContainElement(HaveField("Secret.Name", podbuild.ArtifactSecretName(calc))))))
 		Eventually(func() bool {
 			err := k8s.Get(context.Background(), client.ObjectKeyFromObject(job), job)
 			return apierrors.IsNotFound(err) || !job.DeletionTimestamp.IsZero()

@@ -102,7 +102,7 @@ var _ = Describe("The verifier's files", func() {
 		first := &corev1.Secret{}
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretName(calc)}, first)).To(Succeed())
 		Expect(first.Data[podcontract.RecordReward]).To(Equal(graded["reward.json"]), "reward.json stays in the first Secret, as written")
-		Expect(string(first.Data[podbuild.ResultsCountKey])).To(Equal("4"), "3 MiB of eval.json in pieces of a Secret each, the rest in the first")
+		Expect(string(first.Data[podcontract.ResultsCountKey])).To(Equal("4"), "3 MiB of eval.json in pieces of a Secret each, the rest in the first")
 		for i := range 4 {
 			s := &corev1.Secret{}
 			Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretNameAt(calc, i)}, s)).To(Succeed())

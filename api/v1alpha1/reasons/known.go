@@ -7,7 +7,7 @@ var known = map[string]bool{
 	RewardMissing: true, GraderFailed: true, CollectorInterrupted: true,
 	PatchRefused: true, TestsHungOnPatch: true, VerifierOutOfMemory: true, VerifierOutOfStorage: true,
 	ImagePullFailed: true, PodEvicted: true, NodeLost: true, Preempted: true,
-	EnvironmentStartTimeout: true, CollectorLost: true, ImageDigestMismatch: true, InvalidTask: true, PatchTooLarge: true,
+	EnvironmentStartTimeout: true, CollectorLost: true, ImageDigestMismatch: true, ArtifactsLost: true, InvalidTask: true, PatchTooLarge: true,
 	RewardOutOfBounds: true, Completed: true, Graded: true,
 	TasksNotFound: true, NoTasksSelected: true, TrialsRunning: true, AllTrialsFinished: true,
 	NothingMeasured: true, Suspended: true, Resumed: true,

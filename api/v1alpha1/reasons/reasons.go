@@ -84,6 +84,10 @@ const (
 	// another image under it. Never graded; retried as infrastructure, then Error. Restore the
 	// pinned image on the nodes, or start a new SweepRun to grade the new one.
 	ImageDigestMismatch string = "ImageDigestMismatch"
+	// ArtifactsLost: the agent's artifacts reached the verifier incomplete or changed (an
+	// artifacts Secret or a piece of one missing, bytes other than the collector's checksum).
+	// Retried as infrastructure, never graded: the patch graded must be the agent's.
+	ArtifactsLost string = "ArtifactsLost"
 	// InvalidTask: the trial's spec or its task.toml cannot run as given. The trial is Error
 	// at once; the message names the field and the fix.
 	InvalidTask string = "InvalidTask"

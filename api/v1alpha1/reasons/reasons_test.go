@@ -13,7 +13,7 @@ var all = map[string]string{
 	VerifierTimeout: "VerifierTimeout", RewardMissing: "RewardMissing", GraderFailed: "GraderFailed",
 	CollectorInterrupted: "CollectorInterrupted",
 	ImagePullFailed:      "ImagePullFailed", PodEvicted: "PodEvicted", NodeLost: "NodeLost", Preempted: "Preempted",
-	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", ImageDigestMismatch: "ImageDigestMismatch", InvalidTask: "InvalidTask",
+	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", ImageDigestMismatch: "ImageDigestMismatch", ArtifactsLost: "ArtifactsLost", InvalidTask: "InvalidTask",
 	PatchTooLarge: "PatchTooLarge", RewardOutOfBounds: "RewardOutOfBounds",
 	PatchRefused: "PatchRefused", TestsHungOnPatch: "TestsHungOnPatch", VerifierOutOfMemory: "VerifierOutOfMemory", VerifierOutOfStorage: "VerifierOutOfStorage",
 	Completed: "Completed", Graded: "Graded", TrialRunning: "TrialRunning",
@@ -30,8 +30,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 36 {
-		t.Errorf("%d reasons pinned, want 36: pin a new reason here", len(all))
+	if len(all) != 37 {
+		t.Errorf("%d reasons pinned, want 37: pin a new reason here", len(all))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,32 +22,12 @@ import (
 // the controller wrote it for a verifier that left none. No results Secret, no files.
 func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (map[string][]byte, podcontract.VerifierFiles, error) {
 	var manifest podcontract.VerifierFiles
-	first, err := OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
-	if err != nil || first == nil {
-		return nil, manifest, err
-	}
 	broken := func(err error) error {
 		return fmt.Errorf("trial %s: results Secrets %s/%s...: %w; the Secrets were changed or lost: regrade the trial", tr.Name, tr.Namespace, podbuild.ResultsSecretName(tr.Name), err)
 	}
-	n, err := podbuild.ResultsCount(first)
-	if err != nil {
-		return nil, manifest, broken(err)
-	}
-	secrets := []map[string][]byte{first}
-	for i := 1; i < n; i++ {
-		name := podbuild.ResultsSecretNameAt(tr.Name, i)
-		data, err := OptionalSecret(ctx, cl, tr.Namespace, name)
-		if err != nil {
-			return nil, manifest, err
-		}
-		if data == nil {
-			return nil, manifest, broken(fmt.Errorf("secret %s, number %d of %d, is missing", name, i+1, n))
-		}
-		secrets = append(secrets, data)
-	}
-	records, err := podbuild.JoinResults(secrets)
-	if err != nil {
-		return nil, manifest, broken(err)
+	records, err := joinSpread(ctx, cl, tr, podbuild.ResultsSecretNameAt, broken)
+	if err != nil || records == nil {
+		return nil, manifest, err
 	}
 	files := map[string][]byte{}
 	if b, ok := records[podcontract.RecordVerifierFiles]; ok {
@@ -71,4 +52,59 @@ func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) 
 		}
 	}
 	return files, manifest, nil
+}
+
+// joinSpread reads and joins the Secrets of a trial spread by podbuild.SplitResults, named by
+// nameAt; broken wraps what says they were changed or lost. No first Secret, no records.
+func joinSpread(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial, nameAt func(trial string, i int) string, broken func(error) error) (map[string][]byte, error) {
+	first, err := OptionalSecret(ctx, cl, tr.Namespace, nameAt(tr.Name, 0))
+	if err != nil || first == nil {
+		return nil, err
+	}
+	n, err := podcontract.ResultsCount(first)
+	if err != nil {
+		return nil, broken(err)
+	}
+	secrets := []map[string][]byte{first}
+	for i := 1; i < n; i++ {
+		name := nameAt(tr.Name, i)
+		data, err := OptionalSecret(ctx, cl, tr.Namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		if data == nil {
+			return nil, broken(fmt.Errorf("secret %s, number %d of %d, is missing", name, i+1, n))
+		}
+		secrets = append(secrets, data)
+	}
+	records, err := podcontract.JoinResults(secrets)
+	if err != nil {
+		return nil, broken(err)
+	}
+	return records, nil
+}
+
+// Artifacts reads the artifacts the trial's verifier received (the patch: model.patch), by
+// key, from its artifacts Secrets, each checked against the checksum the collector sent. No
+// artifacts Secret (the agent stage never finished), no artifacts.
+func Artifacts(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (map[string][]byte, error) {
+	broken := func(err error) error {
+		return fmt.Errorf("trial %s: artifacts Secrets %s/%s...: %w; the Secrets were changed or lost", tr.Name, tr.Namespace, podbuild.ArtifactSecretName(tr.Name), err)
+	}
+	records, err := joinSpread(ctx, cl, tr, podbuild.ArtifactSecretNameAt, broken)
+	if err != nil || records == nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for key, data := range records {
+		if strings.HasPrefix(key, podcontract.ArtifactChecksumKey("")) {
+			continue
+		}
+		sum, checked := records[podcontract.ArtifactChecksumKey(key)]
+		if got := sha256.Sum256(data); checked && hex.EncodeToString(got[:]) != string(sum) {
+			return nil, broken(fmt.Errorf("artifact %s does not match its sha256 %s", key, sum))
+		}
+		out[key] = data
+	}
+	return out, nil
 }

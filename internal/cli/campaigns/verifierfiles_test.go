@@ -2,6 +2,8 @@ package campaigns
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -69,7 +71,7 @@ func TestVerifierFiles(t *testing.T) {
 				}
 			}
 		}), wantErr: "record eval.json (file eval.json) does not match"},
-		{name: "a bad count", objects: resultsSecrets(t, files, func(d []map[string][]byte) { d[0][podbuild.ResultsCountKey] = []byte("many") }),
+		{name: "a bad count", objects: resultsSecrets(t, files, func(d []map[string][]byte) { d[0][podcontract.ResultsCountKey] = []byte("many") }),
 			wantErr: `key _results-secrets holds "many"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +88,56 @@ func TestVerifierFiles(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// artifactsSecrets are trial t1's artifacts Secrets as harvest writes them; drop, when not
+// negative, leaves out the Secret of that index.
+func artifactsSecrets(artifacts map[string][]byte, sums map[string]string, drop int) []client.Object {
+	var out []client.Object
+	for i, d := range podbuild.ArtifactSecrets(artifacts, sums) {
+		if i != drop {
+			out = append(out, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: podbuild.ArtifactSecretNameAt("t1", i)}, Data: d})
+		}
+	}
+	return out
+}
+
+func TestArtifacts(t *testing.T) {
+	trial := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "t1"}}
+	patch := []byte(strings.Repeat("+0123456789\n", 300<<10)) // 3.6 MiB
+	sum := sha256.Sum256(patch)
+	artifacts := map[string][]byte{podcontract.PatchKey: patch}
+	sums := map[string]string{podcontract.PatchKey: hex.EncodeToString(sum[:])}
+	for _, tc := range []struct {
+		name    string
+		objects []client.Object
+		want    map[string][]byte
+		wantErr string
+	}{
+		{name: "no artifacts Secret"},
+		{name: "spread over Secrets, without the bookkeeping keys", objects: artifactsSecrets(artifacts, sums, -1), want: artifacts},
+		{name: "a Secret from before checksums", objects: []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "t1-artifacts"},
+			Data: map[string][]byte{podcontract.PatchKey: []byte("diff")}}}, want: map[string][]byte{podcontract.PatchKey: []byte("diff")}},
+		{name: "a Secret lost", objects: artifactsSecrets(artifacts, sums, 2), wantErr: "secret t1-artifacts-2, number 3 of 4, is missing"},
+		{name: "a changed patch", objects: artifactsSecrets(artifacts, map[string]string{podcontract.PatchKey: "00"}, -1), wantErr: "artifact model.patch does not match its sha256 00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := fake.NewClientBuilder().WithObjects(tc.objects...).Build()
+			got, err := Artifacts(context.Background(), cl, trial)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "trial t1: artifacts Secrets ns/t1-artifacts") {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("artifacts (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/storeread"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
-	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
@@ -102,7 +101,7 @@ func exportTrial(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (h
 	if err != nil {
 		return out, nil, err
 	}
-	artifacts, err := campaigns.OptionalSecret(ctx, cl, tr.Namespace, podbuild.ArtifactSecretName(tr.Name))
+	artifacts, err := campaigns.Artifacts(ctx, cl, tr)
 	if err != nil {
 		return out, nil, err
 	}

@@ -70,7 +70,7 @@ func TestRetryCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "sweeprun.eval.sweep.dev/run1 retry requested: 2 trials will rerun as new trials of the same attempts (reasons ImagePullFailed, PodEvicted, NodeLost, Preempted, EnvironmentStartTimeout, CollectorLost, VerifierTimeout, GraderFailed, RewardMissing)\n" +
+	want := "sweeprun.eval.sweep.dev/run1 retry requested: 2 trials will rerun as new trials of the same attempts (reasons ImagePullFailed, PodEvicted, NodeLost, Preempted, EnvironmentStartTimeout, CollectorLost, ArtifactsLost, VerifierTimeout, GraderFailed, RewardMissing)\n" +
 		"  run1-agda-2 (task agda, attempt 2): Failed GraderFailed\n" +
 		"  run1-astropy-1 (task astropy, attempt 1): Error ImagePullFailed\n"
 	if out != want {

@@ -2,8 +2,10 @@ package swebenchcli
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +98,50 @@ func TestSwebenchImport(t *testing.T) {
 	}
 	if p := run.Spec.RetryPolicy; p.InfrastructureRetries != 3 || p.BackoffSeconds != 10 {
 		t.Errorf("the SweepRun does not get the CRD's retry defaults: %+v", p)
+	}
+}
+
+// Two imports of one dataset, named apart, apply to one namespace side by side: every object is
+// named after its import, and each SweepRun selects its own tasks, whose trials read their own
+// patch Secrets.
+func TestSwebenchImportsShareANamespace(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	ctx := context.Background()
+	for _, name := range []string{"model-a", "model-b"} {
+		out, _ := importSwebench(t, func(o *ImportOptions) { o.Name = name })
+		rendered, err := catalogue.Render(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clitest.ApplyRendered(t, cl, ns, rendered)
+	}
+	for _, name := range []string{"model-a", "model-b"} {
+		run, err := campaigns.GetSweepRun(ctx, cl, ns, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cms := &corev1.ConfigMapList{}
+		if err := cl.List(ctx, cms, client.InNamespace(ns), client.MatchingLabels(run.Spec.Tasks.Selector.MatchLabels), client.HasLabels{evalv1.LabelTask}); err != nil {
+			t.Fatal(err)
+		}
+		var secrets []string
+		for i := range cms.Items {
+			spec := campaign.TrialSpec(run, campaign.Task{Name: cms.Items[i].Labels[evalv1.LabelTask], ConfigMap: &cms.Items[i]}, 1)
+			patch := &corev1.Secret{}
+			if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: spec.Agent.Patch.SecretName}, patch); err != nil {
+				t.Fatalf("import %s, task %s: %v", name, spec.Task, err)
+			}
+			if _, ok := patch.Data[spec.Task]; !ok || patch.Labels[ImportLabel] != name {
+				t.Errorf("import %s: Secret %s holds keys %v, labels %v", name, patch.Name, slices.Sorted(maps.Keys(patch.Data)), patch.Labels)
+			}
+			secrets = append(secrets, patch.Name)
+		}
+		slices.Sort(secrets)
+		want := []string{PatchSecretName(name, "calc__calc-1"), PatchSecretName(name, "calc__calc-2")}
+		if diff := cmp.Diff(want, secrets); diff != "" {
+			t.Errorf("import %s: the trials' patch Secrets (-want +got):\n%s", name, diff)
+		}
 	}
 }
 

@@ -38,8 +38,6 @@ const (
 	// ImportLabel marks every object of one import, and its SweepRun, with the import's name;
 	// the SweepRun selects its tasks by it.
 	ImportLabel = "eval.sweep.dev/swebench-import"
-	// PatchesSecret holds the model patches, keyed by task name (the patch agent's input).
-	PatchesSecret = "swebench-patches"
 	// ImportRecordKey is the key of the import record ConfigMap (<name>-import): the dataset's
 	// ids and which had no or an empty prediction, which no trial can tell.
 	ImportRecordKey = "import.json"
@@ -129,7 +127,7 @@ func (o *ImportOptions) Run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := importTasks(m.ToRun)
+	tasks, err := importTasks(o.Name, m.ToRun)
 	if err != nil {
 		return err
 	}
@@ -141,9 +139,6 @@ func (o *ImportOptions) Run(context.Context) error {
 		if err := w.addTask(t); err != nil {
 			return err
 		}
-	}
-	if err := w.addPatches(len(tasks)); err != nil {
-		return err
 	}
 	if err := w.addRecord(insts, m); err != nil {
 		return err
@@ -187,7 +182,9 @@ func (o *ImportOptions) printSummary(tasks int, m swebench.Matching) {
 	if len(m.MissingIDs) > 0 {
 		fmt.Fprintf(w, "not run, no prediction (%d): %s\n", len(m.MissingIDs), strings.Join(m.MissingIDs, ", "))
 	}
-	apply := "kubectl apply -k " + o.OutDir
+	// Server-side: client-side apply would copy each object into an annotation, which holds
+	// at most 256 KiB, and a patch Secret or a grader ConfigMap may be larger.
+	apply := "kubectl apply --server-side -k " + o.OutDir
 	if o.namespace == "" {
 		apply += " -n NAMESPACE"
 	}
@@ -196,19 +193,40 @@ func (o *ImportOptions) printSummary(tasks int, m swebench.Matching) {
 
 // importTask is one instance to run, as the catalogue holds it.
 type importTask struct {
-	name, configMap string
-	match           swebench.Match
+	name string
+	// folder names the task's files under OUT; configMap its task ConfigMap, which also
+	// prefixes its grader ConfigMap and its patch Secret.
+	folder, configMap string
+	match             swebench.Match
+}
+
+// TaskConfigMapName is the task ConfigMap of an import's task: the import's name, then the
+// task's, so that every object of an import is named after it and several imports (of one
+// dataset too) live in one namespace.
+func TaskConfigMapName(importName, task string) string {
+	return importName + "-" + catalogue.ResourceName(task)
+}
+
+// PatchSecretName is the Secret holding the prediction of an import's task, under the key of
+// the task's name (the patch agent's input): one Secret per instance, so that each patch may
+// use a Secret's whole size.
+func PatchSecretName(importName, task string) string {
+	return TaskConfigMapName(importName, task) + "-patch"
+}
+
+func graderConfigMapName(importName, task string) string {
+	return TaskConfigMapName(importName, task) + "-grader"
 }
 
 // importTasks names a task per instance: the instance id when it is a valid label value (it
 // nearly always is), else a cleaned id with a hash of the original. Two instances whose names or
 // ConfigMap names would collide are an error naming both.
-func importTasks(matches []swebench.Match) ([]importTask, error) {
+func importTasks(importName string, matches []swebench.Match) ([]importTask, error) {
 	byConfigMap := map[string]string{}
 	tasks := make([]importTask, 0, len(matches))
 	for _, mt := range matches {
 		t := importTask{name: taskName(mt.Instance.InstanceID), match: mt}
-		t.configMap = catalogue.ResourceName(t.name)
+		t.folder, t.configMap = catalogue.ResourceName(t.name), TaskConfigMapName(importName, t.name)
 		if prev, dup := byConfigMap[t.configMap]; dup {
 			return nil, fmt.Errorf("instances %s and %s both become ConfigMap %s: import them separately", prev, mt.Instance.InstanceID, t.configMap)
 		}
@@ -241,8 +259,6 @@ type importWriter struct {
 	k           *types.Kustomization
 	importLabel map[string]string
 	grading     swebench.GradingConfig
-	patches     types.SecretArgs
-	patchBytes  int
 }
 
 func newImportWriter(o *ImportOptions) *importWriter {
@@ -252,8 +268,6 @@ func newImportWriter(o *ImportOptions) *importWriter {
 		k:           catalogue.NewKustomization(o.namespace),
 		importLabel: importLabel,
 		grading:     swebench.GradingConfig{GradingVersion: string(o.version), TimeoutSec: o.TimeoutSec},
-		patches: types.SecretArgs{GeneratorArgs: types.GeneratorArgs{Name: PatchesSecret,
-			Options: &types.GeneratorOptions{Labels: importLabel, DisableNameSuffixHash: true}}, Type: string(corev1.SecretTypeOpaque)},
 	}
 }
 
@@ -281,7 +295,7 @@ func (w *importWriter) addTaskConfigMap(t importTask) error {
 	if inst.ProblemStatement != "" {
 		files[evalv1.InstructionKey] = []byte(inst.ProblemStatement)
 	}
-	gen, err := catalogue.WriteGenerator(w.o.OutDir, filepath.Join("tasks", t.configMap), t.configMap,
+	gen, err := catalogue.WriteGenerator(w.o.OutDir, filepath.Join("tasks", t.folder), t.configMap,
 		fmt.Sprintf("the problem statement of instance %s in %s", inst.InstanceID, w.o.Instances), files)
 	if err != nil {
 		return err
@@ -293,13 +307,12 @@ func (w *importWriter) addTaskConfigMap(t importTask) error {
 			evalv1.AnnotationVerifierImage: image,
 			evalv1.AnnotationBugs:          "1",
 			evalv1.AnnotationGrader:        podcontract.GraderSWEBench,
-			evalv1.AnnotationGraderConfig:  graderConfigMap(t),
+			evalv1.AnnotationGraderConfig:  graderConfigMapName(w.o.Name, t.name),
+			evalv1.AnnotationPatchSecret:   PatchSecretName(w.o.Name, t.name),
 		}}
 	w.k.ConfigMapGenerator = append(w.k.ConfigMapGenerator, gen)
 	return nil
 }
-
-func graderConfigMap(t importTask) string { return t.configMap + "-grader" }
 
 // addGraderConfigMap is what the grader reads, mounted only into the verifier: the instance
 // and the grading rules. It is checked as the grader checks it, so that an instance it would
@@ -318,8 +331,8 @@ func (w *importWriter) addGraderConfigMap(t importTask) error {
 	if err != nil {
 		return err
 	}
-	folder := filepath.Join("graders", t.configMap)
-	gen, err := catalogue.WriteGenerator(w.o.OutDir, folder, graderConfigMap(t),
+	folder := filepath.Join("graders", t.folder)
+	gen, err := catalogue.WriteGenerator(w.o.OutDir, folder, graderConfigMapName(w.o.Name, t.name),
 		fmt.Sprintf("the test patch and eval script of instance %s in %s", inst.InstanceID, w.o.Instances),
 		map[string][]byte{swebench.InstanceFile: instanceJSON, swebench.GradingFile: gradingJSON})
 	if err != nil {
@@ -333,25 +346,22 @@ func (w *importWriter) addGraderConfigMap(t importTask) error {
 	return nil
 }
 
-// addPatch writes the model patch as the patch Secret's key for the task.
+// addPatch writes the model patch as the task's patch Secret, keyed by the task's name; a
+// patch larger than a Secret holds is refused.
 func (w *importWriter) addPatch(t importTask) error {
 	patch := *t.match.Prediction.ModelPatch
-	w.patchBytes += len(patch)
-	rel := filepath.Join("patches", t.name)
+	name := PatchSecretName(w.o.Name, t.name)
+	if size := len(t.name) + len(patch); size > podbuild.MaxSecretPayload {
+		return fmt.Errorf("%s: the model_patch of instance %s has %d bytes, more than the %d a Secret (%s) holds: leave build products and data files out of the prediction",
+			w.o.Predictions, t.match.Instance.InstanceID, len(patch), podbuild.MaxSecretPayload-len(t.name), name)
+	}
+	rel := filepath.Join("patches", t.folder, t.name)
 	if err := writeFile(w.o.OutDir, rel, []byte(patch)); err != nil {
 		return err
 	}
-	w.patches.FileSources = append(w.patches.FileSources, filepath.ToSlash(rel))
-	return nil
-}
-
-// addPatches adds the patch Secret, refused when the patches are more than a Secret holds.
-func (w *importWriter) addPatches(tasks int) error {
-	if w.patchBytes > podbuild.MaxSecretPayload {
-		return fmt.Errorf("%s: the %d model patches hold %d bytes, more than the %d a Secret (%s) can: import the instances in parts (split %s), each into its own namespace",
-			w.o.Predictions, tasks, w.patchBytes, podbuild.MaxSecretPayload, PatchesSecret, w.o.Instances)
-	}
-	w.k.SecretGenerator = append(w.k.SecretGenerator, w.patches)
+	w.k.SecretGenerator = append(w.k.SecretGenerator, types.SecretArgs{GeneratorArgs: types.GeneratorArgs{Name: name,
+		KvPairSources: types.KvPairSources{FileSources: []string{filepath.ToSlash(rel)}},
+		Options:       &types.GeneratorOptions{Labels: w.importLabel, DisableNameSuffixHash: true}}, Type: string(corev1.SecretTypeOpaque)})
 	return nil
 }
 
@@ -461,8 +471,9 @@ func sweepRunYAML(name string) ([]byte, error) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: evalv1.GroupVersion.String(), Kind: "SweepRun"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ImportLabel: name}},
 		Spec: evalv1.SweepRunSpec{
-			Tasks:       evalv1.TaskSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{ImportLabel: name}}},
-			Agent:       evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: PatchesSecret}},
+			Tasks: evalv1.TaskSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{ImportLabel: name}}},
+			// Each task ConfigMap names its own patch Secret (AnnotationPatchSecret).
+			Agent:       evalv1.AgentSpec{Patch: &evalv1.PatchAgent{}},
 			Attempts:    1,
 			Parallelism: 10,
 		},

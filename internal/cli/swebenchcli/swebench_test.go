@@ -106,10 +106,10 @@ func TestImportTooLarge(t *testing.T) {
 		instances, predictions string
 		want                   []string
 	}{
-		"patches over a Secret": {write("big-patches.jsonl", inst("a__a-1", ""), inst("a__a-2", "")), write("big-preds.jsonl", pred("a__a-1", 600<<10), pred("a__a-2", 600<<10)),
-			[]string{"big-preds.jsonl", "the 2 model patches hold 1228800 bytes", "Secret (swebench-patches)", "import the instances in parts"}},
+		"a patch over a Secret": {write("big-patches.jsonl", inst("a__a-1", ""), inst("a__a-2", "")), write("big-preds.jsonl", pred("a__a-1", 600<<10), pred("a__a-2", 1<<20)),
+			[]string{"big-preds.jsonl: the model_patch of instance a__a-2 has 1048576 bytes, more than the 1048570 a Secret (swebench-a--a-2-patch) holds", "leave build products"}},
 		"a problem statement over a ConfigMap": {write("big-statement.jsonl", inst("a__a-1", strings.Repeat("x", 1100<<10))), write("preds.jsonl", pred("a__a-1", 10)),
-			[]string{"configmap a--a-1 would hold", "more than the 1048576 a ConfigMap can", "shrink the problem statement of instance a__a-1 in " + dir + "/big-statement.jsonl"}},
+			[]string{"configmap swebench-a--a-1 would hold", "more than the 1048576 a ConfigMap can", "shrink the problem statement of instance a__a-1 in " + dir + "/big-statement.jsonl"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := importOptions(t)
@@ -141,13 +141,13 @@ func hashOf(id string) string {
 // Two instances whose ConfigMap names collide are refused, naming both.
 func TestImportTasksCollide(t *testing.T) {
 	matches := []swebench.Match{{Instance: swebench.Instance{InstanceID: "A__b-1"}}, {Instance: swebench.Instance{InstanceID: "a__b-1"}}}
-	_, err := importTasks(matches)
-	sweeptest.ErrorContains(t, err, "instances A__b-1 and a__b-1 both become ConfigMap a--b-1", "import them separately")
-	tasks, err := importTasks(matches[1:])
+	_, err := importTasks("imp", matches)
+	sweeptest.ErrorContains(t, err, "instances A__b-1 and a__b-1 both become ConfigMap imp-a--b-1", "import them separately")
+	tasks, err := importTasks("imp", matches[1:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a__b-1", "a--b-1"}, []string{tasks[0].name, tasks[0].configMap}); diff != "" {
+	if diff := cmp.Diff([]string{"a__b-1", "imp-a--b-1", "a--b-1"}, []string{tasks[0].name, tasks[0].configMap, tasks[0].folder}); diff != "" {
 		t.Errorf("task and ConfigMap name (-want +got):\n%s", diff)
 	}
 }
