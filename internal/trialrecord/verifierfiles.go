@@ -1,4 +1,4 @@
-package campaigns
+package trialrecord
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // and the manifest, which also lists what was not kept and why. A trial whose Secrets predate
 // the manifest has its reward.json, eval.json and report.json; reward.json is also there when
 // the controller wrote it for a verifier that left none. No results Secret, no files.
-func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (map[string][]byte, podcontract.VerifierFiles, error) {
+func VerifierFiles(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) (map[string][]byte, podcontract.VerifierFiles, error) {
 	var manifest podcontract.VerifierFiles
 	first, err := OptionalSecret(ctx, cl, tr.Namespace, podbuild.ResultsSecretName(tr.Name))
 	if err != nil || first == nil {
