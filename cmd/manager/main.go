@@ -2,6 +2,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"os"
 	"time"
@@ -13,6 +14,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/metrics"
+	"github.com/swe-sweep/sweep-operator/internal/recordstore"
 )
 
 func main() {
@@ -23,6 +25,7 @@ func main() {
 		qps             float64
 		burst           int
 		watchNamespaces string
+		artifactStore   string
 		opts            controllers.Options
 	)
 	flag.StringVar(&metricsOpts.BindAddress, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint (0 disables it)")
@@ -37,6 +40,7 @@ func main() {
 	flag.StringVar(&opts.HookImage, "hook-image", os.Getenv("SWEEP_HOOK_IMAGE"), "sweep-hook image for the install init container and the collector (env SWEEP_HOOK_IMAGE)")
 	flag.DurationVar(&opts.StartTimeout, "environment-start-timeout", 10*time.Minute, "how long a stage's Pod may take to start before it is an infrastructure failure")
 	flag.IntVar(&opts.TrialConcurrency, "trial-concurrency", 10, "TaskTrials reconciled at once")
+	flag.StringVar(&artifactStore, "artifact-store", "", "the operator's default artifact store URL (file://, s3://, gs://, azblob://); empty: none")
 	flag.IntVar(&opts.SweepRunConcurrency, "sweeprun-concurrency", 2, "SweepRuns reconciled at once (their status writes are the hot spot)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -52,6 +56,18 @@ func main() {
 	if err != nil {
 		setupLog.Error(err, "--watch-namespaces")
 		os.Exit(2)
+	}
+
+	opts.Stores = &controllers.Stores{}
+	if artifactStore != "" {
+		// Opened once, before anything runs, so that a bad URL stops the manager at once; s3://
+		// credentials come from the environment (AWS_ACCESS_KEY_ID, ...) or workload identity.
+		store, err := recordstore.Open(context.Background(), artifactStore, nil)
+		if err != nil {
+			setupLog.Error(err, "--artifact-store: give a store URL such as file:///var/lib/sweep-operator/store or s3://BUCKET/PREFIX?region=R, or leave it empty for none")
+			os.Exit(2)
+		}
+		opts.Stores.Default = store
 	}
 
 	cfg := ctrl.GetConfigOrDie()
@@ -82,7 +98,7 @@ func main() {
 		setupLog.Error(err, "add readiness check")
 		os.Exit(1)
 	}
-	setupLog.Info("starting manager", "hookImage", opts.HookImage)
+	setupLog.Info("starting manager", "hookImage", opts.HookImage, "artifactStore", opts.Stores.URL(&evalv1.SweepRun{}))
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		setupLog.Error(err, "manager stopped")
 		os.Exit(1)

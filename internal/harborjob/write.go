@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -211,6 +212,19 @@ func TrialFiles(job Job, t Trial) (map[string][]byte, error) {
 		}
 		files[p] = data
 	}
+	agent, err := AgentFiles(t)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(files, agent)
+	return files, nil
+}
+
+// AgentFiles are the files of t's trial folder that the agent stage produced, by slash path
+// below it: artifacts/ and agent/. The operator writes them to its store at the agent's
+// harvest, before the verifier runs.
+func AgentFiles(t Trial) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	for name, data := range t.Artifacts {
 		if err := plainName(name); err != nil {
 			return nil, fmt.Errorf("trial %s: artifact %w", t.Name, err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 
@@ -55,6 +56,21 @@ func Job(run *evalv1.SweepRun, writer string) harborjob.Job {
 // Trial reads one finished trial's Secrets into Harbor's terms; the warnings name the
 // verifier's files that are left out, and why.
 func Trial(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) (harborjob.Trial, []string, error) {
+	files, manifest, err := VerifierFiles(ctx, cl, tr)
+	if err != nil {
+		return harborjob.Trial{}, nil, err
+	}
+	artifacts, err := OptionalSecret(ctx, cl, tr.Namespace, podbuild.ArtifactSecretName(tr.Name))
+	if err != nil {
+		return harborjob.Trial{}, nil, err
+	}
+	return Build(tr, files, manifest, artifacts)
+}
+
+// Build is a finished trial in Harbor's terms from its status, its verifier's files (by path
+// below /logs/verifier, as RecordFiles reads them) and its artifacts (by file name); the
+// warnings name the verifier's files that are left out, and why.
+func Build(tr *evalv1.TaskTrial, files map[string][]byte, manifest podcontract.VerifierFiles, artifacts map[string][]byte) (harborjob.Trial, []string, error) {
 	out := harborjob.Trial{Name: tr.Name, Task: tr.Spec.Task, Attempt: int(tr.Spec.Attempt),
 		Started: timeOf(tr.Status.StartTime), Finished: timeOf(tr.Status.CompletionTime)}
 	if s := tr.Status.Agent; s != nil {
@@ -70,18 +86,12 @@ func Trial(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) (harborj
 		}
 		out.Provenance = b
 	}
-	files, manifest, err := VerifierFiles(ctx, cl, tr)
-	if err != nil {
-		return out, nil, err
-	}
-	artifacts, err := OptionalSecret(ctx, cl, tr.Namespace, podbuild.ArtifactSecretName(tr.Name))
-	if err != nil {
-		return out, nil, err
-	}
 	out.Artifacts = artifacts
+	files = maps.Clone(files)
 	rewardJSON, wrote := files[reward.FileJSON]
 	delete(files, reward.FileJSON)
 	var warnings []string
+	var err error
 	scored := campaign.ScoringTrial(tr)
 	switch {
 	case scored.Measured:

@@ -48,10 +48,23 @@ func VerifierFiles(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) 
 	if err != nil {
 		return nil, manifest, broken(err)
 	}
+	files, manifest, err := RecordFiles(records)
+	if err != nil {
+		return nil, manifest, broken(err)
+	}
+	return files, manifest, nil
+}
+
+// RecordFiles are the verifier's files among the records its collector sent (as the
+// controller holds them at harvest, and as the results Secrets keep them), by path below
+// /logs/verifier, each checked against the manifest's size and sha256, and the manifest.
+func RecordFiles(records map[string][]byte) (map[string][]byte, podcontract.VerifierFiles, error) {
+	var manifest podcontract.VerifierFiles
+	var err error
 	files := map[string][]byte{}
 	if b, ok := records[podcontract.RecordVerifierFiles]; ok {
 		if manifest, err = podcontract.DecodeVerifierFiles(b); err != nil {
-			return nil, manifest, broken(err)
+			return nil, manifest, err
 		}
 	}
 	for _, f := range manifest.Files {
@@ -61,7 +74,7 @@ func VerifierFiles(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) 
 		data, ok := records[f.Name]
 		sum := sha256.Sum256(data)
 		if !ok || int64(len(data)) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
-			return nil, manifest, broken(fmt.Errorf("record %s (file %s) does not match the manifest's size and sha256", f.Name, f.Path))
+			return nil, manifest, fmt.Errorf("record %s (file %s) does not match the manifest's size and sha256", f.Name, f.Path)
 		}
 		files[f.Path] = data
 	}

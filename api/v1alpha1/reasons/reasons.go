@@ -92,6 +92,13 @@ const (
 	// message names the key and the bound: fix the grader or tests/test.sh, or suspect the
 	// agent's code of writing the result.
 	RewardOutOfBounds string = "RewardOutOfBounds"
+	// StoreUnavailable: the trial's record cannot be written to the artifact store (the store
+	// is unreachable or refuses the write, or the SweepRun's spec.artifactStore.credentialsSecret
+	// is missing or lacks its keys). The trial waits in its phase, its results kept in the
+	// cluster, and the controller retries with backoff until the record is written; the
+	// SweepRun does not complete meanwhile. The message names the store or the Secret and the
+	// error: fix the store's reachability, its permissions or the Secret.
+	StoreUnavailable string = "StoreUnavailable"
 )
 
 // Condition reasons of a TaskTrial that report success.
@@ -104,6 +111,9 @@ const (
 	// TrialRunning: the trial has not ended (Reconciling true), and the reason of the Event of
 	// each phase it enters before its end (Pending, AgentRunning, Verifying).
 	TrialRunning string = "TrialRunning"
+	// RecordWritten: the trial's record was written whole to the artifact store (Recorded
+	// condition); status.record points to it.
+	RecordWritten string = "RecordWritten"
 )
 
 // Condition reasons of a SweepRun.

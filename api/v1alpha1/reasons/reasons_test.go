@@ -22,6 +22,7 @@ var all = map[string]string{
 	InfrastructureFailing: "InfrastructureFailing",
 	Retrying:              "Retrying",
 	EmptyBugSubset:        "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
+	StoreUnavailable: "StoreUnavailable", RecordWritten: "RecordWritten",
 }
 
 func TestValues(t *testing.T) {
@@ -30,8 +31,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 35 {
-		t.Errorf("%d reasons pinned, want 35: pin a new reason here", len(all))
+	if len(all) != 37 {
+		t.Errorf("%d reasons pinned, want 37: pin a new reason here", len(all))
 	}
 }
 
