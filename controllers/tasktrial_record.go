@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -63,7 +64,12 @@ func (s *trialScope) recordPlace(ctx context.Context) (*recordPlace, error) {
 		return p, nil
 	}
 	run := &evalv1.SweepRun{}
-	if err := s.r.Get(ctx, types.NamespacedName{Namespace: s.trial.Namespace, Name: owner.Name}, run); err != nil {
+	err := s.r.Get(ctx, types.NamespacedName{Namespace: s.trial.Namespace, Name: owner.Name}, run)
+	if apierrors.IsNotFound(err) {
+		// Deleted with its trials orphaned: no campaign is left to keep a job folder for.
+		return p, nil
+	}
+	if err != nil {
 		p.lookupErr = fmt.Errorf("reading sweeprun %s for the trial's artifact store: %w", owner.Name, err)
 		return p, p.lookupErr
 	}
