@@ -12,11 +12,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -133,6 +135,26 @@ func TestStoresFor(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a Secret the manager may not read", func(t *testing.T) {
+		cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+				return apierrors.NewForbidden(corev1.Resource("secrets"), "creds", errors.New("RBAC"))
+			}}).Build()
+		_, err := (&Stores{}).For(context.Background(), cl, run)
+		if err == nil || !strings.Contains(err.Error(), `spec.artifactStore.credentialsSecret "creds": the manager may not read it`) ||
+			!strings.Contains(err.Error(), "with a Role (resourceNames: [creds]) and a RoleBinding in namespace ns") {
+			t.Errorf("For = %v; want the Role the manager needs", err)
+		}
+	})
+	t.Run("a URL the store cannot open", func(t *testing.T) {
+		bad := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
+			Spec: evalv1.SweepRunSpec{ArtifactStore: &evalv1.ArtifactStore{URL: "s3://bucket?use_path_style=maybe"}}}
+		_, err := (&Stores{}).For(context.Background(), nil, bad)
+		var wait *storeUnavailable
+		if err == nil || !strings.HasPrefix(err.Error(), "sweeprun r: spec.artifactStore.url: ") || !errors.As(err, &wait) {
+			t.Errorf("For = %v; want the URL's error", err)
+		}
+	})
 	t.Run("no store of its own", func(t *testing.T) {
 		def, _ := openTestStore(t)
 		got, err := (&Stores{Default: def}).For(context.Background(), nil, &evalv1.SweepRun{})
