@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build deps manifests generate test test-corpus lint envtest helm fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build deps manifests generate test test-corpus lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
 
 all: build
 
@@ -40,6 +40,10 @@ envtest:
 helm:
 	bash hack/helm.sh >/dev/null
 
+## azurite: the Azure Blob emulator the artifact store's azblob:// tests run (npm, once).
+azurite:
+	bash hack/azurite.sh >/dev/null
+
 fmt:
 	gofmt -l -w api charts cmd config controllers internal test hack 2>/dev/null || true
 
@@ -56,7 +60,7 @@ deps:
 	bash hack/deps.sh
 
 ## test: every unit and integration test (builds the envtest binaries and helm on first use).
-test: deps manifests generate envtest helm
+test: deps manifests generate envtest helm azurite
 	KUBEBUILDER_ASSETS=$(CURDIR)/$(SETUP_ENVTEST_DIR) $(GO) test -p 2 ./... 
 
 ## test-corpus: the corpus tests over the real task.toml corpus, e.g.

@@ -74,8 +74,10 @@ type SweepRunSpec struct {
 	ArtifactStore *ArtifactStore `json:"artifactStore,omitempty"`
 }
 
-// ArtifactStore names a bucket for a campaign's records. Only the manager writes it: trial
-// Pods never hold its credentials.
+// ArtifactStore names a bucket for a campaign's records. Only the manager writes it, with its
+// own credentials (its environment, filled from the optional Secret sweep-operator-store, or
+// the cloud's workload identity): the manager reads no Secret, and trial Pods never hold
+// store credentials.
 type ArtifactStore struct {
 	// URL of the bucket and an optional key prefix: s3://BUCKET/PREFIX?region=R (any
 	// S3-compatible server with endpoint=URL&use_path_style=true), gs://BUCKET/PREFIX or
@@ -83,11 +85,6 @@ type ArtifactStore struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:Pattern=`^(s3|gs|azblob)://`
 	URL string `json:"url"`
-	// CredentialsSecret is a Secret in the SweepRun's namespace with AWS_ACCESS_KEY_ID and
-	// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) for an s3:// store; unset uses the
-	// manager's own credentials (its environment or the cloud's workload identity).
-	// +optional
-	CredentialsSecret string `json:"credentialsSecret,omitempty"`
 }
 
 // Condition types of a SweepRun.

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
@@ -44,30 +43,6 @@ const (
 // ErrNotFound is returned by Get for a key the store does not hold.
 var ErrNotFound = errors.New("not in the store")
 
-// Credentials are static S3 credentials, read from a Secret. Without them a store uses its
-// service's default chain (environment, shared config, the cloud's workload identity).
-type Credentials struct {
-	AccessKeyID, SecretAccessKey, SessionToken string
-}
-
-// Credential keys of a store's Secret: the AWS SDK's environment names, so that the same
-// Secret serves as the manager's envFrom and as a SweepRun's credentials.
-const (
-	CredentialAccessKeyID     = "AWS_ACCESS_KEY_ID"
-	CredentialSecretAccessKey = "AWS_SECRET_ACCESS_KEY"
-	CredentialSessionToken    = "AWS_SESSION_TOKEN"
-)
-
-// CredentialsFromSecret reads Credentials from a Secret's data; name is for the error.
-func CredentialsFromSecret(name string, data map[string][]byte) (*Credentials, error) {
-	c := &Credentials{AccessKeyID: string(data[CredentialAccessKeyID]), SecretAccessKey: string(data[CredentialSecretAccessKey]),
-		SessionToken: string(data[CredentialSessionToken])}
-	if c.AccessKeyID == "" || c.SecretAccessKey == "" {
-		return nil, fmt.Errorf("secret %s: needs the keys %s and %s", name, CredentialAccessKeyID, CredentialSecretAccessKey)
-	}
-	return c, nil
-}
-
 // Store is an opened artifact store. Keys are slash-separated and relative to the URL's prefix.
 type Store struct {
 	bucket *blob.Bucket
@@ -75,9 +50,10 @@ type Store struct {
 }
 
 // Open opens the store at rawURL. The path of an s3://, gs:// or azblob:// URL is a key prefix
-// (s3://bucket/campaigns?region=...); the path of a file:// URL is the directory. creds, when
-// set, are used for s3:// only.
-func Open(ctx context.Context, rawURL string, creds *Credentials) (*Store, error) {
+// (s3://bucket/campaigns?region=...); the path of a file:// URL is the directory. Credentials
+// are the service's default chain: the environment (AWS_ACCESS_KEY_ID, AZURE_STORAGE_KEY,
+// ...), shared configuration, or the cloud's workload identity.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
 	u, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -87,11 +63,8 @@ func Open(ctx context.Context, rawURL string, creds *Credentials) (*Store, error
 	case SchemeFile:
 		b, err = openFile(u)
 	case SchemeS3:
-		b, err = openS3(ctx, u, creds)
+		b, err = openS3(ctx, u)
 	default:
-		if creds != nil {
-			return nil, fmt.Errorf("store %s: static credentials are for s3:// stores; a %s:// store takes the cloud's own (workload identity or the environment)", Redacted(u), u.Scheme)
-		}
 		bare := *u
 		bare.Path = ""
 		b, err = blob.OpenBucket(ctx, bare.String())
@@ -139,8 +112,8 @@ func openFile(u *url.URL) (*blob.Bucket, error) {
 }
 
 // openS3 opens an S3 bucket with gocloud's URL parameters (region, endpoint, use_path_style,
-// disable_https, ...) and, when given, static credentials in place of the default chain.
-func openS3(ctx context.Context, u *url.URL, creds *Credentials) (*blob.Bucket, error) {
+// disable_https, ...), which name an S3-compatible server as well as AWS.
+func openS3(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 	q := u.Query()
 	var s3opts []func(*s3.Options)
 	for _, key := range []string{"use_path_style", "s3ForcePathStyle"} {
@@ -164,9 +137,6 @@ func openS3(ctx context.Context, u *url.URL, creds *Credentials) (*blob.Bucket, 
 	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
 	if err != nil {
 		return nil, err
-	}
-	if creds != nil {
-		cfg.Credentials = credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken)
 	}
 	return s3blob.OpenBucket(ctx, s3.NewFromConfig(cfg, s3opts...), u.Host, nil)
 }

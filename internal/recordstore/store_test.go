@@ -15,7 +15,7 @@ import (
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Open(context.Background(), "file://"+dir, nil)
+	s, err := Open(context.Background(), "file://"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestKeysThatLeaveTheirFolderAreRefused(t *testing.T) {
 
 func TestPutFilesWritesLastFilesLast(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, "mem://", nil)
+	s, err := Open(ctx, "mem://")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestPutFilesWritesLastFilesLast(t *testing.T) {
 
 func TestPrefixFromURLPath(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, "mem:///campaigns/2026", nil)
+	s, err := Open(ctx, "mem:///campaigns/2026")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,19 +174,6 @@ func TestDownload(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(out, "t__1/artifacts/model.patch"))
 	if err != nil || !bytes.Equal(got, patch) {
 		t.Fatalf("downloaded patch: %d bytes, %v", len(got), err)
-	}
-}
-
-func TestCredentials(t *testing.T) {
-	if _, err := CredentialsFromSecret("store", map[string][]byte{CredentialAccessKeyID: []byte("a")}); err == nil || !strings.Contains(err.Error(), "secret store: needs the keys") {
-		t.Errorf("a Secret without the secret key: %v", err)
-	}
-	c, err := CredentialsFromSecret("store", map[string][]byte{CredentialAccessKeyID: []byte("a"), CredentialSecretAccessKey: []byte("b")})
-	if err != nil || c.AccessKeyID != "a" || c.SecretAccessKey != "b" {
-		t.Fatalf("CredentialsFromSecret: %+v, %v", c, err)
-	}
-	if _, err := Open(context.Background(), "gs://bucket", c); err == nil || !strings.Contains(err.Error(), "static credentials are for s3://") {
-		t.Errorf("static credentials on gs://: %v", err)
 	}
 }
 
