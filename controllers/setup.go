@@ -40,8 +40,8 @@ func hasLabel(key string) labels.Selector {
 // (stage specs, artifacts, results; the trial Pods mount them and owner references delete
 // them), and a patch agent's or an external agent's Secret is mounted by the trial Pod, never
 // read by the manager. It writes a trial's record from what it harvested, not from those
-// Secrets. Its RBAC grants create on Secrets and nothing else; the one Secret it reads, a
-// SweepRun's spec.artifactStore.credentialsSecret, is granted to it by a Role naming it.
+// Secrets, to stores it reaches with its own credentials. Its RBAC grants create on Secrets
+// and nothing else.
 func CacheOptions(namespaces []string) cache.Options {
 	trial := cache.ByObject{Label: hasLabel(evalv1.LabelTrial)}
 	opts := cache.Options{

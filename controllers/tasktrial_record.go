@@ -73,7 +73,7 @@ func (s *trialScope) recordPlace(ctx context.Context) (*recordPlace, error) {
 		p.lookupErr = fmt.Errorf("reading sweeprun %s for the trial's artifact store: %w", owner.Name, err)
 		return p, p.lookupErr
 	}
-	store, err := s.r.Stores.For(ctx, s.r.Client, run)
+	store, err := s.r.Stores.For(ctx, run)
 	if err != nil || store == nil {
 		p.lookupErr = err
 		return p, err

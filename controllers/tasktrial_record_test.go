@@ -11,14 +11,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -47,7 +44,7 @@ func TestStoreRetryAfter(t *testing.T) {
 func openTestStore(t testing.TB) (*recordstore.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := recordstore.Open(context.Background(), "file://"+dir, nil)
+	s, err := recordstore.Open(context.Background(), "file://"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,85 +80,30 @@ func TestJobRecord(t *testing.T) {
 }
 
 func TestStoresFor(t *testing.T) {
-	const s3URL = "s3://bucket/p?region=us-east-1&endpoint=http://127.0.0.1:1"
-	secret := func(data map[string]string) *corev1.Secret {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "ns", ResourceVersion: "1"}, Data: map[string][]byte{}}
-		for k, v := range data {
-			s.Data[k] = []byte(v)
-		}
-		return s
+	def, _ := openTestStore(t)
+	own := func(url string) *evalv1.SweepRun {
+		return &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"}, Spec: evalv1.SweepRunSpec{ArtifactStore: &evalv1.ArtifactStore{URL: url}}}
 	}
-	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
-		Spec: evalv1.SweepRunSpec{ArtifactStore: &evalv1.ArtifactStore{URL: s3URL, CredentialsSecret: "creds"}}}
-	cases := map[string]struct {
-		objs    []client.Object
-		wantErr string
-	}{
-		"no Secret": {wantErr: `sweeprun r: spec.artifactStore.credentialsSecret "creds": no such Secret in namespace ns: create it with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`},
-		"a Secret without the keys": {objs: []client.Object{secret(map[string]string{recordstore.CredentialAccessKeyID: "id"})},
-			wantErr: "sweeprun r: spec.artifactStore.credentialsSecret: secret ns/creds: needs the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
-		"a Secret with the keys": {objs: []client.Object{secret(map[string]string{recordstore.CredentialAccessKeyID: "id", recordstore.CredentialSecretAccessKey: "key"})}},
+	stores := &Stores{Default: def}
+	if got, err := stores.For(context.Background(), &evalv1.SweepRun{}); err != nil || got != def {
+		t.Errorf("For(no store of its own) = %v, %v; want the default store", got, err)
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithObjects(c.objs...).Build()
-			stores := &Stores{}
-			got, err := stores.For(context.Background(), cl, run)
-			if c.wantErr != "" {
-				var wait *storeUnavailable
-				if err == nil || err.Error() != c.wantErr || !errors.As(err, &wait) {
-					t.Fatalf("For = %v, want the store-unavailable error %q", err, c.wantErr)
-				}
-				return
-			}
-			if err != nil || got == nil {
-				t.Fatalf("For = %v, %v", got, err)
-			}
-			again, err := stores.For(context.Background(), cl, run)
-			if err != nil || again != got {
-				t.Errorf("For again = %p, %v; want the cached store %p", again, err, got)
-			}
-			s := &corev1.Secret{}
-			if err := cl.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "creds"}, s); err != nil {
-				t.Fatal(err)
-			}
-			s.Data[recordstore.CredentialSecretAccessKey] = []byte("rotated")
-			if err := cl.Update(context.Background(), s); err != nil {
-				t.Fatal(err)
-			}
-			rotated, err := stores.For(context.Background(), cl, run)
-			if err != nil || rotated == got {
-				t.Errorf("For after the Secret changed = %p, %v; want a store opened anew", rotated, err)
-			}
-		})
+	if got, err := (*Stores)(nil).For(context.Background(), &evalv1.SweepRun{}); err != nil || got != nil {
+		t.Errorf("For(no stores) = %v, %v; want none", got, err)
 	}
-	t.Run("a Secret the manager may not read", func(t *testing.T) {
-		cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithInterceptorFuncs(interceptor.Funcs{
-			Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
-				return apierrors.NewForbidden(corev1.Resource("secrets"), "creds", errors.New("RBAC"))
-			}}).Build()
-		_, err := (&Stores{}).For(context.Background(), cl, run)
-		if err == nil || !strings.Contains(err.Error(), `spec.artifactStore.credentialsSecret "creds": the manager may not read it`) ||
-			!strings.Contains(err.Error(), "with a Role (resourceNames: [creds]) and a RoleBinding in namespace ns") {
-			t.Errorf("For = %v; want the Role the manager needs", err)
-		}
-	})
-	t.Run("a URL the store cannot open", func(t *testing.T) {
-		bad := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns"},
-			Spec: evalv1.SweepRunSpec{ArtifactStore: &evalv1.ArtifactStore{URL: "s3://bucket?use_path_style=maybe"}}}
-		_, err := (&Stores{}).For(context.Background(), nil, bad)
-		var wait *storeUnavailable
-		if err == nil || !strings.HasPrefix(err.Error(), "sweeprun r: spec.artifactStore.url: ") || !errors.As(err, &wait) {
-			t.Errorf("For = %v; want the URL's error", err)
-		}
-	})
-	t.Run("no store of its own", func(t *testing.T) {
-		def, _ := openTestStore(t)
-		got, err := (&Stores{Default: def}).For(context.Background(), nil, &evalv1.SweepRun{})
-		if err != nil || got != def {
-			t.Errorf("For = %v, %v; want the default store", got, err)
-		}
-	})
+	run := own("s3://bucket/p?region=us-east-1&endpoint=http://127.0.0.1:1")
+	first, err := stores.For(context.Background(), run)
+	if err != nil || first == nil || first == def {
+		t.Fatalf("For(own store) = %v, %v; want the run's store", first, err)
+	}
+	if again, err := stores.For(context.Background(), run); err != nil || again != first {
+		t.Errorf("For again = %p, %v; want the store opened before, %p", again, err, first)
+	}
+	_, err = stores.For(context.Background(), own("s3://bucket?use_path_style=maybe"))
+	var wait *storeUnavailable
+	if err == nil || !strings.HasPrefix(err.Error(), "sweeprun r: spec.artifactStore.url: ") || !errors.As(err, &wait) {
+		t.Errorf("For(a URL that does not open) = %v; want the URL's error, as a wait for the store", err)
+	}
 }
 
 // recordScope is a reconcile of trial i of a SweepRun whose records go to store, at the point

@@ -62,7 +62,7 @@ func main() {
 	if artifactStore != "" {
 		// Opened once, before anything runs, so that a bad URL stops the manager at once; s3://
 		// credentials come from the environment (AWS_ACCESS_KEY_ID, ...) or workload identity.
-		store, err := recordstore.Open(context.Background(), artifactStore, nil)
+		store, err := recordstore.Open(context.Background(), artifactStore)
 		if err != nil {
 			setupLog.Error(err, "--artifact-store: give a store URL such as file:///var/lib/sweep-operator/store or s3://BUCKET/PREFIX?region=R, or leave it empty for none")
 			os.Exit(2)

@@ -140,7 +140,7 @@ var _ = Describe("campaign records in the artifact store", func() {
 		deleteRun(sr)
 
 		By("the records read back from S3, each once, after the SweepRun is gone")
-		store, err := recordstore.Open(context.Background(), s3.HostURL(prefix), nil)
+		store, err := recordstore.Open(context.Background(), s3.HostURL(prefix))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(store.Close)
 		copyDir := GinkgoT().TempDir()

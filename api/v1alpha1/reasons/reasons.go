@@ -93,11 +93,11 @@ const (
 	// agent's code of writing the result.
 	RewardOutOfBounds string = "RewardOutOfBounds"
 	// StoreUnavailable: the trial's record cannot be written to the artifact store (the store
-	// is unreachable or refuses the write, or the SweepRun's spec.artifactStore.credentialsSecret
-	// is missing or lacks its keys). The trial waits in its phase, its results kept in the
-	// cluster, and the controller retries with backoff until the record is written; the
-	// SweepRun does not complete meanwhile. The message names the store or the Secret and the
-	// error: fix the store's reachability, its permissions or the Secret.
+	// is unreachable, refuses the manager's credentials or the write, or the SweepRun's
+	// spec.artifactStore.url does not open). The trial waits in its phase, its results kept in
+	// the cluster, and the controller retries with backoff until the record is written; the
+	// SweepRun does not complete meanwhile. The message names the store and the error: fix the
+	// store's reachability, the manager's credentials (Secret sweep-operator-store) or the URL.
 	StoreUnavailable string = "StoreUnavailable"
 )
 
