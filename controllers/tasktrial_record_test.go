@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -253,4 +254,27 @@ func BenchmarkRecordHarvest(b *testing.B) {
 	}
 	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(size)/(1<<20)/b.Elapsed().Seconds(), "MB/s")
+}
+
+func TestWriteRecordRefused(t *testing.T) {
+	store, _ := openTestStore(t)
+	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", UID: "0123456789"}}
+	cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithObjects(run).Build()
+	records := verifierRecords(t, map[string][]byte{"out.txt": []byte("ok\n")})
+	records[podcontract.VerifierFileRecord("out.txt")] = []byte("changed\n")
+	s := recordScope(t, cl, store, run, 1)
+	s.keepVerifierRecords(records)
+	s.finish(evalv1.TrialSucceeded, reasons.Graded, "score 1")
+	if err := s.writeRecord(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := s.trial.Status
+	if st.Record != nil || st.Phase != evalv1.TrialSucceeded {
+		t.Errorf("status = %+v; want the trial finished without a record", st)
+	}
+	c := meta.FindStatusCondition(st.Conditions, evalv1.TrialRecorded)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != reasons.InvalidTask ||
+		!strings.Contains(c.Message, "no record written to file://") || !strings.Contains(c.Message, "does not match the manifest's size and sha256") {
+		t.Errorf("Recorded condition = %+v; want why no record was written", c)
+	}
 }
