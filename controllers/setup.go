@@ -36,10 +36,12 @@ func hasLabel(key string) labels.Selector {
 // With namespaces, the manager watches only those (--watch-namespaces), so that it can run on
 // RoleBindings in them instead of a ClusterRoleBinding.
 //
-// Secrets are not cached at all: the manager never reads one. It creates its trials' own
+// Secrets are not cached at all: the manager reads none of its own. It creates its trials'
 // (stage specs, artifacts, results; the trial Pods mount them and owner references delete
 // them), and a patch agent's or an external agent's Secret is mounted by the trial Pod, never
-// read by the manager. Its RBAC grants create on Secrets and nothing else.
+// read by the manager. It writes a trial's record from what it harvested, not from those
+// Secrets, to stores it reaches with its own credentials. Its RBAC grants create on Secrets
+// and nothing else.
 func CacheOptions(namespaces []string) cache.Options {
 	trial := cache.ByObject{Label: hasLabel(evalv1.LabelTrial)}
 	opts := cache.Options{
@@ -90,6 +92,9 @@ type Options struct {
 	StartTimeout        time.Duration
 	TrialConcurrency    int
 	SweepRunConcurrency int
+	// Stores are the artifact stores records go to (the operator's default and the
+	// SweepRuns' own).
+	Stores *Stores
 }
 
 // Setup registers both controllers, and the gauges read from their objects, with the manager.
@@ -105,11 +110,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		StartTimeout:            opts.StartTimeout,
 		MaxConcurrentReconciles: opts.TrialConcurrency,
 		Events:                  mgr.GetEventRecorder(EventSource),
+		Stores:                  opts.Stores,
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := (&SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: opts.SweepRunConcurrency,
-		Events: mgr.GetEventRecorder(EventSource)}).SetupWithManager(mgr); err != nil {
+		Events: mgr.GetEventRecorder(EventSource), Stores: opts.Stores}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return mgr.Add(&metrics.StatusCollector{Reader: mgr.GetCache()})

@@ -33,6 +33,8 @@ type SweepRunReconciler struct {
 	MaxConcurrentReconciles int
 	// Events records the campaign's Events (statusevents.ForSweepRun); nil records none.
 	Events events.EventRecorder
+	// Stores are the artifact stores of the campaigns' records, for status.record.
+	Stores *Stores
 
 	created campaign.CreatedTrials
 	// superseded remembers the trials a retry marked superseded until the cache shows the
@@ -98,6 +100,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	// Each attempt counts with its final result; the trials reruns superseded are records.
 	trials := campaign.FinalTrials(all)
 	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
+	st.Record = jobRecord(r.Stores, run, all)
 
 	decision := campaign.Decide(run, missing, len(plan))
 	// A bug subset no trial can grade fails the campaign before its first trial; spec.tasks

@@ -48,6 +48,9 @@ type TaskTrialReconciler struct {
 	MaxConcurrentReconciles int
 	// Events records the trial's Events (statusevents.ForTrial); nil records none.
 	Events events.EventRecorder
+	// Stores are the artifact stores the trials' records go to; nil records none unless a
+	// SweepRun names its own.
+	Stores *Stores
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete

@@ -47,6 +47,9 @@ func (s *trialScope) harvest(ctx context.Context, stage podcontract.Stage, v fai
 		return lost, nil
 	}
 	if stage == podcontract.StageAgent {
+		if err := s.recordAgent(ctx, outputs); err != nil {
+			return nil, err
+		}
 		return s.harvestAgent(ctx, sum, outputs)
 	}
 	return s.keepResults(ctx, sum.Rewards, outputs)
@@ -159,6 +162,7 @@ func (s *trialScope) keepUnscored(ctx context.Context, sum *podcontract.Summary,
 // podbuild.SplitResults): reward.json, the grader's own outputs (SWE-bench's report.json) and
 // eval.json first, in the first Secret when they fit.
 func (s *trialScope) storeResults(ctx context.Context, outputs map[string][]byte) error {
+	s.keepVerifierRecords(outputs)
 	first := append(append([]string{podcontract.RecordReward}, s.grader.Outputs()...), podcontract.RecordEval, podcontract.RecordVerifierFiles)
 	for i, data := range podbuild.SplitResults(outputs, first, podbuild.MaxSecretPayload) {
 		secret := &corev1.Secret{

@@ -36,6 +36,8 @@ type trialScope struct {
 	grader    grading.Grader
 	timeouts  podbuild.Timeouts
 	resources corev1.ResourceRequirements
+	// record is where the trial's record goes, and what of it this reconcile harvested.
+	record recordPlace
 }
 
 // phase is one step of the trial; done says the reconcile stops here with result.
@@ -54,7 +56,17 @@ func (s *trialScope) run(ctx context.Context) (ctrl.Result, error) {
 		st.StartTime = s.metaNow()
 	}
 	s.ensureProvenance()
-	for _, p := range []phase{s.loadTask, s.ensureInputs, s.agentStage, s.verifierStage} {
+	before := st.DeepCopy()
+	result, err := s.phases(ctx, s.loadTask, s.ensureInputs, s.agentStage, s.verifierStage)
+	if err == nil && st.Phase.Finished() {
+		err = s.writeRecord(ctx)
+	}
+	return s.waitForStore(before, result, err)
+}
+
+// phases runs ps in order until one is done.
+func (s *trialScope) phases(ctx context.Context, ps ...phase) (ctrl.Result, error) {
+	for _, p := range ps {
 		result, done, err := p(ctx)
 		if err != nil || done {
 			return result, err

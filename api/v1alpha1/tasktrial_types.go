@@ -103,6 +103,9 @@ const (
 	TrialAgentCompleted = "AgentCompleted"
 	TrialVerified       = "Verified"
 	TrialComplete       = "Complete"
+	// TrialRecorded: the trial's record is in the artifact store (true), or waits for it
+	// (false, reason StoreUnavailable). Only trials with a store carry it.
+	TrialRecorded = "Recorded"
 )
 
 // StageStatus records one stage's current Job.

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"os"
 	"time"
@@ -13,6 +14,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/metrics"
+	"github.com/swe-sweep/sweep-operator/internal/recordstore"
 )
 
 func main() {
@@ -56,6 +58,18 @@ func main() {
 		os.Exit(2)
 	}
 
+	opts.Stores = &controllers.Stores{}
+	if artifactStore != "" {
+		// Opened once, before anything runs, so that a bad URL stops the manager at once; s3://
+		// credentials come from the environment (AWS_ACCESS_KEY_ID, ...) or workload identity.
+		store, err := recordstore.Open(context.Background(), artifactStore)
+		if err != nil {
+			setupLog.Error(err, "--artifact-store: give a store URL such as file:///var/lib/sweep-operator/store or s3://BUCKET/PREFIX?region=R, or leave it empty for none")
+			os.Exit(2)
+		}
+		opts.Stores.Default = store
+	}
+
 	cfg := ctrl.GetConfigOrDie()
 	cfg.QPS, cfg.Burst = float32(qps), burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -84,7 +98,7 @@ func main() {
 		setupLog.Error(err, "add readiness check")
 		os.Exit(1)
 	}
-	setupLog.Info("starting manager", "hookImage", opts.HookImage)
+	setupLog.Info("starting manager", "hookImage", opts.HookImage, "artifactStore", opts.Stores.URL(&evalv1.SweepRun{}))
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		setupLog.Error(err, "manager stopped")
 		os.Exit(1)

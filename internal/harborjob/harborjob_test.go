@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,45 @@ func TestReadTrialsLinks(t *testing.T) {
 	}
 	if diff := cmp.Diff([]scoring.Trial{{Task: "a", Measured: true, Rewards: sweepResult(1, 1, 1, 1)}}, got); diff != "" {
 		t.Errorf("ReadTrials (-want +got):\n%s", diff)
+	}
+}
+
+func TestTrialFiles(t *testing.T) {
+	job := Job{Name: "run1", Agent: "patch", Writer: "sweep-operator", Images: map[string]string{"agent:1": "sha256:aa"}}
+	trial := Trial{Name: "run1-a-1", Task: "a", Attempt: 1, Rewards: map[string]float64{"reward": 1},
+		VerifierFiles: map[string][]byte{"runs/out.txt": []byte("ok\n")}, Artifacts: map[string][]byte{"model.patch": []byte("p")},
+		AgentFiles: map[string][]byte{"agent.log": []byte("log")}, Provenance: []byte(`{"grader":"swesweep/1"}`)}
+	files, err := TrialFiles(job, trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	want := []string{"agent/agent.log", "artifacts/model.patch", "config.json", "result.json", "verifier/reward.json", "verifier/runs/out.txt"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if cfg := string(files[ConfigFile]); !strings.Contains(cfg, `"provenance": {`) || !strings.Contains(cfg, `"grader": "swesweep/1"`) {
+		t.Errorf("config.json lacks the provenance:\n%s", cfg)
+	}
+	jobConfig, err := JobConfig(job)
+	if err != nil || !strings.Contains(string(jobConfig), `"agent:1": "sha256:aa"`) || !strings.Contains(string(jobConfig), `"exported_by": "sweep-operator"`) ||
+		strings.Contains(string(jobConfig), "n_trials") {
+		t.Errorf("job config.json = %s, %v; want the images, the writer and no trial count", jobConfig, err)
+	}
+	all, err := JobFiles(Job{Name: "run1", Trials: []Trial{trial}})
+	if err != nil || !bytes.Equal(all[FolderName(trial)+"/"+ResultFile], files[ResultFile]) || all[ConfigFile] == nil {
+		t.Errorf("JobFiles: the job's config.json and each trial's files below its folder, got %d files, %v", len(all), err)
+	}
+	for name, bad := range map[string]Trial{
+		"an agent file with a path": {Name: "x", Task: "x", AgentFiles: map[string][]byte{"../log": nil}},
+		"an agent file reward.json": {Name: "x", Task: "x", AgentFiles: map[string][]byte{"reward.json": nil}},
+	} {
+		if _, err := TrialFiles(job, bad); err == nil {
+			t.Errorf("%s: no error", name)
+		}
 	}
 }

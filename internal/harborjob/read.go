@@ -29,6 +29,8 @@ const (
 	VerifierDir  = "verifier"
 	EvalJSON     = "eval.json"
 	ArtifactsDir = "artifacts"
+	// AgentDir holds the agent stage's files (agent.log).
+	AgentDir = "agent"
 )
 
 // maxReadBytes bounds a reward.json or config.json read from a job tree: both are a few hundred

@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
@@ -16,8 +18,12 @@ import (
 
 // Job is a campaign to write in Harbor's layout.
 type Job struct {
-	Name   string
-	Agent  string
+	Name  string
+	Agent string
+	// Writer names what wrote the folder: `sweep export`, or the operator for its store.
+	Writer string
+	// Images are the image references the campaign pinned and the digests they resolved to.
+	Images map[string]string
 	Trials []Trial
 }
 
@@ -37,11 +43,15 @@ type Trial struct {
 	VerifierFiles map[string][]byte
 	// Artifacts are the harvested artifacts by file name (model.patch).
 	Artifacts map[string][]byte
-	Exception *Exception
-	Started   time.Time
-	Finished  time.Time
-	Agent     Phase
-	Verifier  Phase
+	// AgentFiles are the agent stage's files by file name below agent/ (agent.log).
+	AgentFiles map[string][]byte
+	// Provenance is config.json's "provenance": what produced the result, as JSON.
+	Provenance json.RawMessage
+	Exception  *Exception
+	Started    time.Time
+	Finished   time.Time
+	Agent      Phase
+	Verifier   Phase
 }
 
 // Phase is one timed phase of result.json.
@@ -67,17 +77,20 @@ func FolderName(t Trial) string {
 }
 
 type jobConfig struct {
-	JobName  string `json:"job_name"`
-	Agent    string `json:"agent"`
-	NTrials  int    `json:"n_trials"`
-	Exporter string `json:"exported_by"`
+	JobName string `json:"job_name"`
+	Agent   string `json:"agent"`
+	// NTrials is left out of the store's job folder, which is written before its trials.
+	NTrials  int               `json:"n_trials,omitempty"`
+	Exporter string            `json:"exported_by"`
+	Images   map[string]string `json:"images,omitempty"`
 }
 
 type trialConfig struct {
-	TrialName string         `json:"trial_name"`
-	JobName   string         `json:"job_name"`
-	Task      map[string]any `json:"task"`
-	Agent     map[string]any `json:"agent"`
+	TrialName  string          `json:"trial_name"`
+	JobName    string          `json:"job_name"`
+	Task       map[string]any  `json:"task"`
+	Agent      map[string]any  `json:"agent"`
+	Provenance json.RawMessage `json:"provenance,omitempty"`
 }
 
 type timing struct {
@@ -103,29 +116,76 @@ type trialResult struct {
 	Verifier       *timing         `json:"verifier"`
 }
 
-// Write writes job into dir (the job folder): dir/config.json and one folder per trial.
-// Existing files are overwritten; other files are left alone.
+// Write writes job into dir (the job folder): dir/config.json and one folder per trial, each
+// with its agent/, verifier/ and artifacts/ directories. Existing files are overwritten; other
+// files are left alone.
 func Write(dir string, job Job) error {
-	if err := writeJSON(filepath.Join(dir, ConfigFile), jobConfig{JobName: job.Name, Agent: job.Agent, NTrials: len(job.Trials), Exporter: "sweep export"}); err != nil {
+	files, err := JobFiles(job)
+	if err != nil {
 		return err
 	}
 	for _, t := range job.Trials {
-		if err := writeTrial(filepath.Join(dir, FolderName(t)), job, t); err != nil {
+		for _, sub := range []string{AgentDir, VerifierDir, ArtifactsDir} {
+			if err := os.MkdirAll(filepath.Join(dir, FolderName(t), sub), 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	for name, data := range files {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeTrial(dir string, job Job, t Trial) error {
+// JobFiles are the files of job's folder by slash path below it: config.json and every
+// trial's files below its FolderName.
+func JobFiles(job Job) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	var err error
+	if files[ConfigFile], err = JobConfig(job); err != nil {
+		return nil, err
+	}
+	for _, t := range job.Trials {
+		trial, err := TrialFiles(job, t)
+		if err != nil {
+			return nil, err
+		}
+		for name, data := range trial {
+			files[FolderName(t)+"/"+name] = data
+		}
+	}
+	return files, nil
+}
+
+// JobConfig is the job folder's config.json.
+func JobConfig(job Job) ([]byte, error) {
+	writer := job.Writer
+	if writer == "" {
+		writer = "sweep export"
+	}
+	return encodeJSON(jobConfig{JobName: job.Name, Agent: job.Agent, NTrials: len(job.Trials), Exporter: writer, Images: job.Images})
+}
+
+// TrialFiles are the files of t's trial folder by slash path below it: config.json,
+// result.json (ResultFile, which a writer puts last), verifier/, artifacts/ and agent/.
+func TrialFiles(job Job, t Trial) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	cfg := trialConfig{
 		TrialName: t.Name, JobName: job.Name,
 		// Harbor tools take the task's name from the basename of task.path.
-		Task:  map[string]any{"path": "tasks/" + t.Task},
-		Agent: map[string]any{"name": job.Agent, "attempt": t.Attempt},
+		Task:       map[string]any{"path": "tasks/" + t.Task},
+		Agent:      map[string]any{"name": job.Agent, "attempt": t.Attempt},
+		Provenance: t.Provenance,
 	}
-	if err := writeJSON(filepath.Join(dir, ConfigFile), cfg); err != nil {
-		return err
+	var err error
+	if files[ConfigFile], err = encodeJSON(cfg); err != nil {
+		return nil, fmt.Errorf("trial %s: %w", t.Name, err)
 	}
 	res := trialResult{TaskName: t.Task, TrialName: t.Name, Source: job.Name, ExceptionInfo: t.Exception,
 		StartedAt: timePtr(t.Started), FinishedAt: timePtr(t.Finished),
@@ -133,50 +193,64 @@ func writeTrial(dir string, job Job, t Trial) error {
 	if t.Rewards != nil {
 		res.VerifierResult = &verifierResult{Rewards: t.Rewards}
 	}
-	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
-		return err
+	if files[ResultFile], err = encodeJSON(res); err != nil {
+		return nil, fmt.Errorf("trial %s: %w", t.Name, err)
 	}
 	rewardJSON := t.RewardJSON
 	if rewardJSON == nil && t.Rewards != nil {
-		var err error
 		if rewardJSON, err = reward.Encode(t.Rewards); err != nil {
-			return fmt.Errorf("trial %s: %w", t.Name, err)
+			return nil, fmt.Errorf("trial %s: %w", t.Name, err)
 		}
 	}
-	files := map[string][]byte{}
 	if rewardJSON != nil {
-		files[filepath.Join(VerifierDir, reward.FileJSON)] = rewardJSON
+		files[VerifierDir+"/"+reward.FileJSON] = rewardJSON
 	}
 	for rel, data := range t.VerifierFiles {
-		path, err := VerifierPath(rel)
+		p, err := VerifierPath(rel)
 		if err != nil {
-			return fmt.Errorf("trial %s: %w", t.Name, err)
+			return nil, fmt.Errorf("trial %s: %w", t.Name, err)
 		}
-		files[path] = data
+		files[p] = data
 	}
+	agent, err := AgentFiles(t)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(files, agent)
+	return files, nil
+}
+
+// AgentFiles are the files of t's trial folder that the agent stage produced, by slash path
+// below it: artifacts/ and agent/. The operator writes them to its store at the agent's
+// harvest, before the verifier runs.
+func AgentFiles(t Trial) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	for name, data := range t.Artifacts {
-		if filepath.Base(name) != name || name == "." || name == ".." {
-			return fmt.Errorf("trial %s: artifact name %q is not a plain file name", t.Name, name)
+		if err := plainName(name); err != nil {
+			return nil, fmt.Errorf("trial %s: artifact %w", t.Name, err)
 		}
 		if name == reward.FileJSON {
 			// SWE-sweep's scoring reads every reward.json below a job: artifacts/reward.json
 			// would count as a second result of the trial.
-			return fmt.Errorf("trial %s: artifact %q would be read as a result of the trial by SWE-sweep's scoring: rename the artifact in the task's artifacts list", t.Name, name)
+			return nil, fmt.Errorf("trial %s: artifact %q would be read as a result of the trial by SWE-sweep's scoring: rename the artifact in the task's artifacts list", t.Name, name)
 		}
-		files[filepath.Join(ArtifactsDir, name)] = data
+		files[ArtifactsDir+"/"+name] = data
 	}
-	for _, sub := range []string{"agent", VerifierDir, ArtifactsDir} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return err
+	for name, data := range t.AgentFiles {
+		if err := plainName(name); err != nil {
+			return nil, fmt.Errorf("trial %s: agent file %w", t.Name, err)
 		}
+		if name == reward.FileJSON {
+			return nil, fmt.Errorf("trial %s: agent file %q would be read as a result of the trial by SWE-sweep's scoring", t.Name, name)
+		}
+		files[AgentDir+"/"+name] = data
 	}
-	for name, data := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
+	return files, nil
+}
+
+func plainName(name string) error {
+	if path.Base(name) != name || name == "." || name == ".." || strings.Contains(name, "\\") {
+		return fmt.Errorf("name %q is not a plain file name", name)
 	}
 	return nil
 }
@@ -193,7 +267,7 @@ func VerifierPath(rel string) (string, error) {
 	if path.Base(rel) == reward.FileJSON {
 		return "", fmt.Errorf("verifier file %q not written: SWE-sweep's scoring reads every %s below a job, and would count it as another result of the trial", rel, reward.FileJSON)
 	}
-	return filepath.Join(VerifierDir, filepath.FromSlash(rel)), nil
+	return VerifierDir + "/" + rel, nil
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -211,13 +285,10 @@ func phase(p Phase) *timing {
 	return &timing{StartedAt: timePtr(p.Started), FinishedAt: timePtr(p.Finished)}
 }
 
-func writeJSON(file string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
+func encodeJSON(v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(file, append(data, '\n'), 0o644)
+	return append(data, '\n'), nil
 }

@@ -66,6 +66,11 @@ func startManagerAs(cfg *rest.Config, namespaces []string) (stop func()) {
 
 // startManagerWith runs both controllers, and the status gauges when metrics are served.
 func startManagerWith(cfg *rest.Config, namespaces []string, metricsOpts metricsserver.Options) (stop func()) {
+	return startManagerWithStores(cfg, namespaces, metricsOpts, nil)
+}
+
+// startManagerWithStores runs both controllers writing records to stores (nil: none).
+func startManagerWithStores(cfg *rest.Config, namespaces []string, metricsOpts metricsserver.Options, stores *controllers.Stores) (stop func()) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 evalv1.NewScheme(),
 		Cache:                  controllers.CacheOptions(namespaces),
@@ -81,9 +86,10 @@ func startManagerWith(cfg *rest.Config, namespaces []string, metricsOpts metrics
 	Expect((&controllers.TaskTrialReconciler{
 		Client: mgr.GetClient(), Logs: logs, HookImage: "sweep/hook:test",
 		StartTimeout: time.Minute, MaxConcurrentReconciles: 4, Events: mgr.GetEventRecorder(controllers.EventSource),
+		Stores: stores,
 	}).SetupWithManager(mgr)).To(Succeed())
 	Expect((&controllers.SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: 1,
-		Events: mgr.GetEventRecorder(controllers.EventSource)}).SetupWithManager(mgr)).To(Succeed())
+		Events: mgr.GetEventRecorder(controllers.EventSource), Stores: stores}).SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -15,11 +15,11 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
-	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/trialrecord"
 )
 
 // collectVerifier runs the real collector over a verifier directory holding files (path below
@@ -109,7 +109,7 @@ var _ = Describe("The verifier's files", func() {
 			Expect(s.OwnerReferences).To(HaveLen(1))
 			Expect(s.OwnerReferences[0].Name).To(Equal(calc), "owned by the trial")
 		}
-		files, manifest, err := campaigns.VerifierFiles(context.Background(), k8s, ok)
+		files, manifest, err := trialrecord.VerifierFiles(context.Background(), k8s, ok)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(files).To(Equal(graded), "every file back, byte for byte")
 		Expect(manifest.Files).To(HaveLen(len(graded)))
@@ -117,7 +117,7 @@ var _ = Describe("The verifier's files", func() {
 		bad := k.trial(str)
 		Expect(bad.Status.Phase).To(Equal(evalv1.TrialFailed))
 		Expect(bad.Status.Reason).To(Equal(reasons.GraderFailed))
-		files, _, err = campaigns.VerifierFiles(context.Background(), k8s, bad)
+		files, _, err = trialrecord.VerifierFiles(context.Background(), k8s, bad)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(files[podcontract.RecordReward]).To(Equal(failed["reward.json"]), "the nine-key reward.json as test.sh wrote it, never a bare one")
 		Expect(files).To(Equal(failed), "and its error file")

@@ -101,6 +101,13 @@ const (
 	// message names the key and the bound: fix the grader or tests/test.sh, or suspect the
 	// agent's code of writing the result.
 	RewardOutOfBounds string = "RewardOutOfBounds"
+	// StoreUnavailable: the trial's record cannot be written to the artifact store (the store
+	// is unreachable, refuses the manager's credentials or the write, or the SweepRun's
+	// spec.artifactStore.url does not open). The trial waits in its phase, its results kept in
+	// the cluster, and the controller retries with backoff until the record is written; the
+	// SweepRun does not complete meanwhile. The message names the store and the error: fix the
+	// store's reachability, the manager's credentials (Secret sweep-operator-store) or the URL.
+	StoreUnavailable string = "StoreUnavailable"
 )
 
 // Condition reasons of a TaskTrial that report success.
@@ -113,6 +120,9 @@ const (
 	// TrialRunning: the trial has not ended (Reconciling true), and the reason of the Event of
 	// each phase it enters before its end (Pending, AgentRunning, Verifying).
 	TrialRunning string = "TrialRunning"
+	// RecordWritten: the trial's record was written whole to the artifact store (Recorded
+	// condition); status.record points to it.
+	RecordWritten string = "RecordWritten"
 )
 
 // Condition reasons of a SweepRun.

@@ -22,6 +22,7 @@ var all = map[string]string{
 	InfrastructureFailing: "InfrastructureFailing",
 	Retrying:              "Retrying",
 	EmptyBugSubset:        "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
+	StoreUnavailable: "StoreUnavailable", RecordWritten: "RecordWritten",
 }
 
 func TestValues(t *testing.T) {

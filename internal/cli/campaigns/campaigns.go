@@ -77,20 +77,6 @@ func CreateSweepRun(ctx context.Context, cl client.Client, run *evalv1.SweepRun)
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, run)
 }
 
-// OptionalSecret reads a Secret's data; a missing Secret is no data (a trial that failed
-// early has none).
-func OptionalSecret(ctx context.Context, cl client.Client, ns, name string) (map[string][]byte, error) {
-	s := &corev1.Secret{}
-	err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading secret %s/%s: %w: export needs get on secrets in the namespace", ns, name, err)
-	}
-	return s.Data, nil
-}
-
 // FindTask is the task's ConfigMap, chosen as a SweepRun chooses it.
 func FindTask(ctx context.Context, cl client.Client, ns, task string) (*corev1.ConfigMap, error) {
 	list := &corev1.ConfigMapList{}

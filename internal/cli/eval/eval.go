@@ -30,6 +30,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+	"github.com/swe-sweep/sweep-operator/internal/trialrecord"
 )
 
 // Options of `sweep eval TASK PATCH`.
@@ -272,7 +273,7 @@ func failedCondition(run *evalv1.SweepRun) string {
 func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (TrialOutput, error) {
 	out := TrialOutput{Name: tr.Name, Attempt: tr.Spec.Attempt, Phase: string(tr.Status.Phase), Reason: tr.Status.Reason,
 		Message: tr.Status.Message, Rewards: tr.Status.Rewards}
-	results, _, err := campaigns.VerifierFiles(ctx, cl, tr)
+	results, _, err := trialrecord.VerifierFiles(ctx, cl, tr)
 	if err != nil {
 		return out, err
 	}

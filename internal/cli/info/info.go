@@ -25,6 +25,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
 	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
+	"github.com/swe-sweep/sweep-operator/internal/trialrecord"
 )
 
 // Options of `sweep info NAME|DIR...`.
@@ -197,7 +198,7 @@ func dirTrials(errOut io.Writer, dir string, perBug bool) ([]passk.Trial, error)
 
 // clusterEval is the eval.json a trial's verifier left in its results Secrets.
 func clusterEval(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) ([]byte, error) {
-	files, _, err := campaigns.VerifierFiles(ctx, cl, tr)
+	files, _, err := trialrecord.VerifierFiles(ctx, cl, tr)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+	"github.com/swe-sweep/sweep-operator/internal/trialrecord"
 )
 
 // ReportOptions of `sweep swebench report NAME`.
@@ -125,7 +126,7 @@ func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv
 // instance) and the grading version its eval.json names.
 func trialReport(ctx context.Context, cl client.Client, ns string, tr *evalv1.TaskTrial) (*swebench.InstanceReport, swebench.GradingVersion, error) {
 	secret := podbuild.ResultsSecretName(tr.Name)
-	results, _, err := campaigns.VerifierFiles(ctx, cl, tr)
+	results, _, err := trialrecord.VerifierFiles(ctx, cl, tr)
 	if err != nil {
 		return nil, "", err
 	}

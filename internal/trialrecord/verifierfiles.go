@@ -1,4 +1,4 @@
-package campaigns
+package trialrecord
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // and the manifest, which also lists what was not kept and why. A trial whose Secrets predate
 // the manifest has its reward.json, eval.json and report.json; reward.json is also there when
 // the controller wrote it for a verifier that left none. No results Secret, no files.
-func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (map[string][]byte, podcontract.VerifierFiles, error) {
+func VerifierFiles(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) (map[string][]byte, podcontract.VerifierFiles, error) {
 	var manifest podcontract.VerifierFiles
 	broken := func(err error) error {
 		return fmt.Errorf("trial %s: results Secrets %s/%s...: %w; the Secrets were changed or lost: regrade the trial", tr.Name, tr.Namespace, podbuild.ResultsSecretName(tr.Name), err)
@@ -29,10 +29,23 @@ func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) 
 	if err != nil || records == nil {
 		return nil, manifest, err
 	}
+	files, manifest, err := RecordFiles(records)
+	if err != nil {
+		return nil, manifest, broken(err)
+	}
+	return files, manifest, nil
+}
+
+// RecordFiles are the verifier's files among the records its collector sent (as the
+// controller holds them at harvest, and as the results Secrets keep them), by path below
+// /logs/verifier, each checked against the manifest's size and sha256, and the manifest.
+func RecordFiles(records map[string][]byte) (map[string][]byte, podcontract.VerifierFiles, error) {
+	var manifest podcontract.VerifierFiles
+	var err error
 	files := map[string][]byte{}
 	if b, ok := records[podcontract.RecordVerifierFiles]; ok {
 		if manifest, err = podcontract.DecodeVerifierFiles(b); err != nil {
-			return nil, manifest, broken(err)
+			return nil, manifest, err
 		}
 	}
 	for _, f := range manifest.Files {
@@ -42,7 +55,7 @@ func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) 
 		data, ok := records[f.Name]
 		sum := sha256.Sum256(data)
 		if !ok || int64(len(data)) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
-			return nil, manifest, broken(fmt.Errorf("record %s (file %s) does not match the manifest's size and sha256", f.Name, f.Path))
+			return nil, manifest, fmt.Errorf("record %s (file %s) does not match the manifest's size and sha256", f.Name, f.Path)
 		}
 		files[f.Path] = data
 	}
@@ -56,7 +69,7 @@ func VerifierFiles(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) 
 
 // joinSpread reads and joins the Secrets of a trial spread by podbuild.SplitResults, named by
 // nameAt; broken wraps what says they were changed or lost. No first Secret, no records.
-func joinSpread(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial, nameAt func(trial string, i int) string, broken func(error) error) (map[string][]byte, error) {
+func joinSpread(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial, nameAt func(trial string, i int) string, broken func(error) error) (map[string][]byte, error) {
 	first, err := OptionalSecret(ctx, cl, tr.Namespace, nameAt(tr.Name, 0))
 	if err != nil || first == nil {
 		return nil, err
@@ -87,7 +100,7 @@ func joinSpread(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial, nam
 // Artifacts reads the artifacts the trial's verifier received (the patch: model.patch), by
 // key, from its artifacts Secrets, each checked against the checksum the collector sent. No
 // artifacts Secret (the agent stage never finished), no artifacts.
-func Artifacts(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (map[string][]byte, error) {
+func Artifacts(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) (map[string][]byte, error) {
 	broken := func(err error) error {
 		return fmt.Errorf("trial %s: artifacts Secrets %s/%s...: %w; the Secrets were changed or lost", tr.Name, tr.Namespace, podbuild.ArtifactSecretName(tr.Name), err)
 	}
