@@ -558,7 +558,8 @@ func TestValuesOverrides(t *testing.T) {
 
 // The store values: where the manager's --artifact-store points, its volume, its credentials.
 func TestStoreValues(t *testing.T) {
-	recreate := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	oldPodFirst := appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+		MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(1))}}
 	credentials := []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "sweep-operator-store"}, Optional: ptr.To(true)}}}
 	emptyDir := corev1.Volume{Name: "store", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 	const s3URL = "s3://records/campaigns?region=eu-west-1&endpoint=http://10.0.0.1:8333&use_path_style=true"
@@ -573,22 +574,22 @@ func TestStoreValues(t *testing.T) {
 		saAnnotations map[string]string
 	}{{
 		name:  "defaults: a file:// store on the chart's claim, which helm uninstall keeps",
-		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
+		want:  storePod{Strategy: oldPodFirst, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
 		claim: claimSpec(nil, "10Gi"),
 	}, {
 		name:  "a storage class and a size",
 		args:  []string{"--set", "store.persistence.storageClassName=fast,store.persistence.size=200Gi"},
-		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
+		want:  storePod{Strategy: oldPodFirst, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
 		claim: claimSpec(ptr.To("fast"), "200Gi"),
 	}, {
 		name:  "storage class \"-\": none, to bind a PersistentVolume made by hand",
 		args:  []string{"--set", "store.persistence.storageClassName=-"},
-		want:  storePod{Strategy: recreate, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
+		want:  storePod{Strategy: oldPodFirst, Args: []string{storeFlag}, EnvFrom: credentials, Mounts: []corev1.VolumeMount{storeMount}, Volumes: []corev1.Volume{storeVolume(storeClaim)}},
 		claim: claimSpec(ptr.To(""), "10Gi"),
 	}, {
 		name: "an existing claim, mounted where the URL says; the chart makes none",
 		args: []string{"--set", "store.persistence.existingClaim=records,store.url=file:///records"},
-		want: storePod{Strategy: recreate, Args: []string{"--artifact-store=file:///records"}, EnvFrom: credentials,
+		want: storePod{Strategy: oldPodFirst, Args: []string{"--artifact-store=file:///records"}, EnvFrom: credentials,
 			Mounts: []corev1.VolumeMount{{Name: "store", MountPath: "/records"}}, Volumes: []corev1.Volume{storeVolume("records")}},
 	}, {
 		name: "persistence off: an emptyDir, and a rolling update",

@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 )
 
@@ -157,9 +158,10 @@ func TestDefaultStoreIsTheManagersVolume(t *testing.T) {
 		[]corev1.Volume{{Name: "store", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "sweep-operator-store"}}}},
 		[]corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "sweep-operator-store"}, Optional: ptr.To(true)}}},
 		ptr.To(int64(65532)),
-		appsv1.RecreateDeploymentStrategyType,
+		appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+			MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromInt32(1))}},
 	}
-	got := []any{c.VolumeMounts, pod.Volumes, c.EnvFrom, pod.SecurityContext.FSGroup, dep.Spec.Strategy.Type}
+	got := []any{c.VolumeMounts, pod.Volumes, c.EnvFrom, pod.SecurityContext.FSGroup, dep.Spec.Strategy}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mounts, volumes, envFrom, fsGroup, strategy (-want +got):\n%s", diff)
 	}
