@@ -22,6 +22,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract/podcontracttest"
 	"github.com/swe-sweep/sweep-operator/internal/recordstore"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
@@ -118,23 +119,6 @@ func recordScope(tb testing.TB, cl client.Client, store *recordstore.Store, run 
 		task: &taskdef.Task{Artifacts: []taskdef.Artifact{{Source: "/logs/artifacts/model.patch"}}}}
 }
 
-func verifierRecords(tb testing.TB, files map[string][]byte) map[string][]byte {
-	tb.Helper()
-	records := map[string][]byte{}
-	var m podcontract.VerifierFiles
-	for path, data := range files {
-		name := podcontract.VerifierFileRecord(path)
-		records[name] = data
-		m.Files = append(m.Files, podcontract.VerifierFile{Path: path, Output: podcontract.NewOutput(name, data, int64(len(data)))})
-	}
-	b, err := podcontract.EncodeVerifierFiles(m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	records[podcontract.RecordVerifierFiles] = b
-	return records
-}
-
 // recordTrial harvests trial i's agent and verifier into the store and writes its record.
 func recordTrial(tb testing.TB, cl client.Client, store *recordstore.Store, run *evalv1.SweepRun, i int, agent, verifier map[string][]byte) *trialScope {
 	ctx := context.Background()
@@ -157,7 +141,7 @@ func TestWriteRecord(t *testing.T) {
 		Status: evalv1.SweepRunStatus{Images: []evalv1.PinnedImage{{Image: "agent:1", Digest: "sha256:aa"}}}}
 	cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithObjects(run).Build()
 	agent := map[string][]byte{podcontract.PatchKey: []byte("diff --git a/x b/x\n"), podcontract.RecordAgentLog: []byte("log\n")}
-	verifier := verifierRecords(t, map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "runs/out.txt": []byte("ok\n")})
+	verifier := podcontracttest.VerifierRecords(t, map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "runs/out.txt": []byte("ok\n")})
 	s := recordTrial(t, cl, store, run, 1, agent, verifier)
 
 	rec := s.trial.Status.Record
@@ -242,7 +226,7 @@ func BenchmarkRecordHarvest(b *testing.B) {
 		return out
 	}
 	agent := map[string][]byte{podcontract.PatchKey: filled(100 << 10), podcontract.RecordAgentLog: filled(64 << 10)}
-	verifier := verifierRecords(b, map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "eval.json": filled(256 << 10),
+	verifier := podcontracttest.VerifierRecords(b, map[string][]byte{"reward.json": []byte(`{"reward": 1}`), "eval.json": filled(256 << 10),
 		"test-stdout.txt": filled(8 << 10), "report.json": filled(2 << 10)})
 	var size int64
 	b.ResetTimer()
@@ -260,7 +244,7 @@ func TestWriteRecordRefused(t *testing.T) {
 	store, _ := openTestStore(t)
 	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", UID: "0123456789"}}
 	cl := fake.NewClientBuilder().WithScheme(evalv1.NewScheme()).WithObjects(run).Build()
-	records := verifierRecords(t, map[string][]byte{"out.txt": []byte("ok\n")})
+	records := podcontracttest.VerifierRecords(t, map[string][]byte{"out.txt": []byte("ok\n")})
 	records[podcontract.VerifierFileRecord("out.txt")] = []byte("changed\n")
 	s := recordScope(t, cl, store, run, 1)
 	s.keepVerifierRecords(records)

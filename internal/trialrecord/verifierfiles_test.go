@@ -16,24 +16,14 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract/podcontracttest"
 )
 
 // resultsSecrets are the results Secrets of trial t1 as the controller stores files with
 // their manifest; change, when set, alters the Secrets' data first.
 func resultsSecrets(t *testing.T, files map[string][]byte, change func([]map[string][]byte)) []client.Object {
 	t.Helper()
-	records := map[string][]byte{}
-	var m podcontract.VerifierFiles
-	for path, data := range files {
-		name := podcontract.VerifierFileRecord(path)
-		records[name] = data
-		m.Files = append(m.Files, podcontract.VerifierFile{Path: path, Output: podcontract.NewOutput(name, data, int64(len(data)))})
-	}
-	manifest, err := podcontract.EncodeVerifierFiles(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	records[podcontract.RecordVerifierFiles] = manifest
+	records := podcontracttest.VerifierRecords(t, files)
 	data := podbuild.SplitResults(records, []string{podcontract.RecordReward}, 1<<10)
 	if change != nil {
 		change(data)

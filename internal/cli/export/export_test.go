@@ -25,6 +25,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract/podcontracttest"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -168,18 +169,7 @@ func TestExportScoresAsTheCluster(t *testing.T) {
 // collector sent, with its manifest, spread over the results Secrets.
 func storeVerifierFiles(t *testing.T, cl client.Client, tr *evalv1.TaskTrial, files map[string][]byte, notKept []podcontract.VerifierFile) {
 	t.Helper()
-	records := map[string][]byte{}
-	m := podcontract.VerifierFiles{Files: notKept}
-	for path, data := range files {
-		name := podcontract.VerifierFileRecord(path)
-		records[name] = data
-		m.Files = append(m.Files, podcontract.VerifierFile{Path: path, Output: podcontract.NewOutput(name, data, int64(len(data)))})
-	}
-	manifest, err := podcontract.EncodeVerifierFiles(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	records[podcontract.RecordVerifierFiles] = manifest
+	records := podcontracttest.VerifierRecords(t, files, notKept...)
 	for i, data := range podbuild.SplitResults(records, []string{podcontract.RecordReward, podcontract.RecordEval}, podbuild.MaxSecretPayload) {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tr.Namespace, Name: podbuild.ResultsSecretNameAt(tr.Name, i)}, Data: data}
 		if err := cl.Create(context.Background(), s); err != nil {
