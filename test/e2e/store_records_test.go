@@ -86,7 +86,7 @@ func checkTrialFolder(dir string) {
 var _ = Describe("campaign records in the artifact store", func() {
 	It("volume: the default file:// store keeps every record after the SweepRun is deleted, and sweep info scores it the same", func() {
 		ns := catalogueNamespace("store-volume")
-		patchSecret(ns, "oracle.patch")
+		patchSecret(ns, "partial.patch")
 		Expect(k8s.Create(context.Background(), newRun(ns, "volume", evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}}))).To(Succeed())
 		sr := waitFinished(ns, "volume")
 		recordedTrials(ns, "volume", "file:///var/lib/sweep-operator/store", sr)
@@ -113,7 +113,7 @@ var _ = Describe("campaign records in the artifact store", func() {
 	It("S3: a SweepRun's own s3:// store keeps every record, through a manager killed mid-campaign, and sweep info reads it from S3", func() {
 		s3 := openS3Store()
 		ns := catalogueNamespace("store-s3")
-		patchSecret(ns, "oracle.patch")
+		patchSecret(ns, "partial.patch")
 		prefix := fmt.Sprintf("e2e-records/%d-%d", os.Getpid(), time.Now().UnixNano())
 		run := newRun(ns, "s3", evalv1.AgentSpec{Patch: &evalv1.PatchAgent{SecretName: "patches"}})
 		run.Spec.Parallelism = 1
