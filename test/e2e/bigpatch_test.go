@@ -35,7 +35,8 @@ func bigDataPatch(dataBytes int) []byte {
 		ExpectWithOffset(1, cmd.Run()).To(Succeed(), "git %v", args)
 		return out.Bytes()
 	}
-	Expect(exec.Command("cp", "-a", filepath.Join(root, "tasks", "calc-engine", "environment", "repo", "."), dir).Run()).To(Succeed())
+	// filepath.Join would drop the trailing "/.", and cp would copy the folder itself.
+	Expect(exec.Command("cp", "-a", filepath.Join(root, "tasks", "calc-engine", "environment", "repo")+"/.", dir).Run()).To(Succeed())
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-qm", "baseline")

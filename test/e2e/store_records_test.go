@@ -33,10 +33,12 @@ func infoScore(sweep func(args ...string) (string, error), url string) float64 {
 	out, err := sweep("info", url, "-o", "json")
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "sweep info %s: %s", url, out)
 	var doc struct {
-		Score float64 `json:"score"`
+		Summary struct {
+			Score float64 `json:"score"`
+		} `json:"summary"`
 	}
 	ExpectWithOffset(1, json.Unmarshal([]byte(out), &doc)).To(Succeed(), "sweep info -o json: %s", out)
-	return doc.Score
+	return doc.Summary.Score
 }
 
 // clusterScore is a SweepRun's status.score as a number.
