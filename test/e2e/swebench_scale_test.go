@@ -60,9 +60,9 @@ func swebenchImage(dir string) string {
 var plainTest = regexp.MustCompile(`(?m)^\+def (test_\w+)\(`)
 
 // failToPass are the tests a bug's test patch adds that are not parametrized (their ids are
-// the plain file::name the pytest log parser reads); every added test when all are (those ids
-// are not in the log: the instance is scored unresolved).
-func failToPass(testPatch string) []string {
+// the plain file::name the pytest log parser reads), and true; every added test and false when
+// all are (those ids are not in the log: the instance is scored unresolved, whatever its fix).
+func failToPass(testPatch string) ([]string, bool) {
 	var file string
 	var all, plain []string
 	lines := strings.Split(testPatch, "\n")
@@ -86,9 +86,9 @@ func failToPass(testPatch string) []string {
 		}
 	}
 	if len(plain) == 0 {
-		return all
+		return all, false
 	}
-	return plain
+	return plain, true
 }
 
 // sampleBug is a bug of a sample task: its test and fix patches, and its repository's image.
@@ -106,9 +106,9 @@ func nextBugOfRepo(bugs []sampleBug, k int) sampleBug {
 
 // sampleSWEBenchInstances are n SWE-bench instances made of the bugs of the sample tasks (each
 // bug's tests/bugs/<bug>/test.patch the test patch, at the repository's baseline), with their
-// predictions: the bug's own fix, resolved, for three in four; another bug's fix, unresolved,
-// for the rest.
-func sampleSWEBenchInstances(n int) ([]swebench.Instance, []string) {
+// predictions: the bug's own fix for three in four, another bug's fix for the rest; and the
+// instances that must resolve: those with their own fix whose tests the log names.
+func sampleSWEBenchInstances(n int) ([]swebench.Instance, []string, map[string]bool) {
 	var bugs []sampleBug
 	for _, dir := range []string{"calc-engine", "textkit", "semverlite"} {
 		image := swebenchImage(dir)
@@ -125,22 +125,26 @@ func sampleSWEBenchInstances(n int) ([]swebench.Instance, []string) {
 	}
 	var insts []swebench.Instance
 	var patches []string
+	resolves := map[string]bool{}
 	for i := range n {
 		b := bugs[i%len(bugs)]
 		prediction := b.fix
 		if i%4 == 3 {
 			prediction = nextBugOfRepo(bugs, i%len(bugs)).fix
 		}
+		id := fmt.Sprintf("sweep-samples__%s-%d", b.dir, 1000+i)
+		tests, named := failToPass(b.test)
+		resolves[id] = named && i%4 != 3
 		insts = append(insts, swebench.Instance{
-			InstanceID: fmt.Sprintf("sweep-samples__%s-%d", b.dir, 1000+i), Repo: "sweep-samples/" + b.dir,
+			InstanceID: id, Repo: "sweep-samples/" + b.dir,
 			BaseCommit: "baseline", EnvironmentSetupCommit: "baseline", Version: "1.0",
-			TestPatch: b.test, FailToPass: failToPass(b.test), PassToPass: []string{},
+			TestPatch: b.test, FailToPass: tests, PassToPass: []string{},
 			ProblemStatement: "Fix the " + b.name + " bug of " + b.dir + ".\n",
 			Image:            b.image, LogParser: "parse_log_pytest",
 		})
 		patches = append(patches, prediction)
 	}
-	return insts, patches
+	return insts, patches, resolves
 }
 
 // noConda gives the grader directories of the real instances the grading rules of images
@@ -169,7 +173,7 @@ var _ = Describe("SWE-bench at Full's size", func() {
 		})
 
 		By("a dataset of Full's size: 50 instances on the sample repositories, 2,244 made up, 20 KiB predictions")
-		real, patches := sampleSWEBenchInstances(realInstances)
+		real, patches, resolves := sampleSWEBenchInstances(realInstances)
 		files, err := swebenchgen.Write(GinkgoT().TempDir(), swebenchgen.Options{Instances: swebenchgen.FullInstances,
 			Real: real, Patches: patches, PatchBytes: swebenchgen.FixedSize(20 << 10)})
 		Expect(err).NotTo(HaveOccurred())
@@ -226,12 +230,14 @@ var _ = Describe("SWE-bench at Full's size", func() {
 			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), "%s: %s %s", t.Name, t.Status.Reason, t.Status.Message)
 			Expect(t.Status.Score).NotTo(BeEmpty(), t.Name)
 			Expect(t.Spec.Agent.Patch.SecretName).To(Equal(swebenchcli.PatchSecretName("full", t.Spec.Task)))
-			if t.Status.Score == "1.0000" {
+			want := "0.0000"
+			if resolves[t.Spec.Task] {
+				want = "1.0000"
 				resolved++
 			}
+			Expect(t.Status.Score).To(Equal(want), "%s: resolved exactly when its prediction is its own fix and its tests are named in the log", t.Name)
 		}
 		Expect(sr.Status.GradedTrials).To(Equal(int32(realInstances)))
-		AddReportEntry("resolved", fmt.Sprintf("%d of %d (the own fix for three in four)", resolved, realInstances))
-		Expect(resolved).To(BeNumerically(">", 0), "the gold fixes resolve their instances")
+		AddReportEntry("resolved", fmt.Sprintf("%d of %d (its own fix, tests named in the log)", resolved, realInstances))
 	})
 })
