@@ -83,6 +83,18 @@ func checkTrialFolder(dir string) {
 	for _, e := range entries {
 		ExpectWithOffset(1, e.Name()).NotTo(MatchRegexp(`\.tmp$`), "a stranded partial write in %s", dir)
 	}
+	// The record shows what produced it: the images by digest, the grader's version.
+	b, err := os.ReadFile(filepath.Join(dir, harborjob.ConfigFile))
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	var cfg struct {
+		Provenance evalv1.Provenance `json:"provenance"`
+	}
+	ExpectWithOffset(1, json.Unmarshal(b, &cfg)).To(Succeed(), "%s/config.json", dir)
+	p := cfg.Provenance
+	ExpectWithOffset(1, p.AgentImageID).To(HavePrefix("sha256:"), "%s/config.json: provenance.agentImageID", dir)
+	ExpectWithOffset(1, p.VerifierImageID).To(HavePrefix("sha256:"), "%s/config.json: provenance.verifierImageID", dir)
+	ExpectWithOffset(1, p.Grader).To(MatchRegexp(`^[a-z-]+/[0-9]+$`), "%s/config.json: provenance.grader", dir)
+	ExpectWithOffset(1, p.OperatorVersion).NotTo(BeEmpty(), "%s/config.json: provenance.operatorVersion", dir)
 }
 
 var _ = Describe("campaign records in the artifact store", func() {
