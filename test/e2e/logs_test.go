@@ -66,8 +66,12 @@ var _ = Describe("sweep logs", func() {
 		hook, err := os.ReadFile(filepath.Join(root, ".cache", "images", "sweep-hook.ref"))
 		Expect(err).NotTo(HaveOccurred())
 		agent := evalv1.AgentSpec{External: &evalv1.ExternalAgent{Image: strings.TrimSpace(string(hook)), BundlePath: "/sweep-hook",
-			Command: []string{"sh", "-c", `echo "logs-e2e: agent started"; sleep 20; echo "logs-e2e: agent done"`}}}
-		Expect(k8s.Create(context.Background(), newRun(ns, "logs", agent))).To(Succeed())
+			Command: []string{"sh", "-c", `echo "logs-e2e: agent started"; sleep 30; echo "logs-e2e: agent done"`}}}
+		run := newRun(ns, "logs", agent)
+		// Every trial at once: a trial held back by parallelism would start after the others'
+		// agents ended, and the spec reads each agent while it runs.
+		run.Spec.Parallelism = int32(len(sampleTasks))
+		Expect(k8s.Create(context.Background(), run)).To(Succeed())
 		kube := []string{"--kubeconfig", os.Getenv("KUBECONFIG"), "-n", ns}
 
 		By("while the agents run: what they printed so far, and -f to their end")
