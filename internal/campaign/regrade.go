@@ -55,15 +55,6 @@ func ToRegrade(trials []evalv1.TaskTrial) (regrade []evalv1.TaskTrial, skipped i
 // Regraded reports whether a regrade replaced the trial (label eval.sweep.dev/regraded-by).
 func Regraded(t *evalv1.TaskTrial) bool { return t.Labels[evalv1.LabelRegradedBy] != "" }
 
-// ArtifactsOf is the trial whose artifacts a regrade of t grades: t's own, or, for a regrade
-// of a regrade, the trial whose agent made them, so that no chain of regrades is followed.
-func ArtifactsOf(t *evalv1.TaskTrial) string {
-	if t.Spec.RegradeOf != "" {
-		return t.Spec.RegradeOf
-	}
-	return t.Name
-}
-
 // BeginRegrade records a handled regrade request that regrades n trials. A campaign with
 // trials to regrade leaves completion, as a retry's does (reason Retrying); one with none
 // stays as it was, the request recorded with a message saying why.

@@ -181,15 +181,3 @@ func TestBeginRegrade(t *testing.T) {
 		})
 	}
 }
-
-func TestArtifactsOf(t *testing.T) {
-	first := run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false)
-	regrade := run("a", 1, 1, evalv1.TrialSucceeded, reasons.Graded, false)
-	regrade.Spec.RegradeOf = "c-a-1"
-	if got := ArtifactsOf(&first); got != "c-a-1" {
-		t.Errorf("ArtifactsOf(first) = %q, want its own", got)
-	}
-	if got := ArtifactsOf(&regrade); got != "c-a-1" {
-		t.Errorf("ArtifactsOf(regrade) = %q, want the trial it regrades", got)
-	}
-}

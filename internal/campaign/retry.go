@@ -13,6 +13,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 )
 
 // RerunName is the name of rerun number rerun of an attempt: TrialName for the attempt's
@@ -178,7 +179,7 @@ func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
 			visited[t.Name] = true
 			out[i].Name, out[i].Rerun, out[i].RegradeOf = NextRunName(t), Rerun(t)+1, ""
 			if Regraded(t) {
-				out[i].RegradeOf = ArtifactsOf(t)
+				out[i].RegradeOf = podbuild.ArtifactsOwner(t)
 			}
 		}
 	}
