@@ -211,7 +211,7 @@ func (s *trialScope) regradeArtifacts(ctx context.Context) (ctrl.Result, bool, e
 	}
 	st.Patch = original.Status.Patch.DeepCopy()
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialAgentCompleted, Status: metav1.ConditionTrue, Reason: reasons.Regraded,
-		Message: fmt.Sprintf("the agent did not run: the verifier grades the artifacts trial %s stored (Secret %s)", name, st.Patch.SecretName),
+		Message:            fmt.Sprintf("the agent did not run: the verifier grades the artifacts trial %s stored (Secret %s)", name, st.Patch.SecretName),
 		ObservedGeneration: s.trial.Generation})
 	return ctrl.Result{}, false, nil
 }
