@@ -18,6 +18,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
 // artifactSecretsMounted are the Secrets a verifier Job's Pod mounts as the agent's artifacts.
@@ -85,6 +86,8 @@ var _ = Describe("Regrading a finished campaign", func() {
 		Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		Expect(c.Reason).To(Equal(reasons.Retrying))
 		Expect(kstatusOf(run)).To(Equal(status.InProgressStatus))
+		Eventually(eventsAbout(ns, "rg"), timeout, poll).Should(ContainElement(
+			corev1.EventTypeNormal + " " + reasons.Retrying + " " + statusevents.ActionRegrade))
 
 		regrade := campaign.RerunName("rg", "a", 1, 1)
 		t := k.trial(regrade)
