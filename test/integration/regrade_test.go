@@ -2,6 +2,9 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,8 +19,14 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/controllers"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
+	"github.com/swe-sweep/sweep-operator/internal/harborjob"
+	"github.com/swe-sweep/sweep-operator/internal/hook"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/recordstore"
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 )
 
@@ -155,5 +164,57 @@ var _ = Describe("Regrading a finished campaign", func() {
 		Expect(t.Status.Message).To(ContainSubstring("spec.regradeOf: trial lone is gone"))
 		Expect(absent(ns, podbuild.JobName("lone-r1", agentStage, 1), &batchv1.Job{})()).To(BeTrue())
 		Expect(absent(ns, podbuild.JobName("lone-r1", verifierStage, 1), &batchv1.Job{})()).To(BeTrue())
+	})
+})
+
+var _ = Describe("A regrade's record", func() {
+	var (
+		ns  string
+		k   kubelet
+		dir string
+	)
+	withStoreManager(&ns, &k, func() *controllers.Stores {
+		var store *recordstore.Store
+		store, dir = fileStore()
+		return &controllers.Stores{Default: store}
+	}, nil)
+
+	It("is a trial folder of its own naming the trial it regraded, with none of that trial's agent files", func() {
+		makeTask(ns, "calc", 3).create()
+		run := makeRun(ns, "rgr").create()
+		name := campaign.TrialName("rgr", "calc", 1)
+		rewards, err := reward.ParseJSON(gradedFiles["reward.json"])
+		Expect(err).NotTo(HaveOccurred())
+		k.runStage(name, agentStage, 1, agentSummaryWithLog(samplePatch, agentLog))
+		k.runVerifierWithFiles(name, gradedFiles, hook.Done{Stage: verifierStage, Rewards: rewards})
+		Eventually(getRun(ns, "rgr"), timeout, poll).Should(Satisfy(completed))
+
+		annotate(ns, "rgr", map[string]string{evalv1.AnnotationRegrade: "g1"})
+		regrade := campaign.RerunName("rgr", "calc", 1, 1)
+		k.runVerifierWithFiles(regrade, gradedFiles, hook.Done{Stage: verifierStage, Rewards: rewards})
+		Eventually(getRun(ns, "rgr"), timeout, poll).Should(Satisfy(completed))
+		Expect(k.trial(regrade).Status.Record).NotTo(BeNil())
+
+		folder := trialFolder(dir, run, regrade, "calc")
+		Expect(folder).NotTo(Equal(trialFolder(dir, run, name, "calc")))
+		files := modTimes(folder)
+		Expect(files).To(HaveKey(harborjob.ConfigFile))
+		Expect(files).To(HaveKey(harborjob.ResultFile))
+		Expect(files).To(HaveKey("verifier/reward.json"))
+		for rel := range files {
+			Expect(rel).NotTo(HavePrefix("agent/"), "the original's agent files stay in its own folder")
+			Expect(rel).NotTo(HavePrefix("artifacts/"))
+		}
+		var cfg struct {
+			RegradeOf  string            `json:"regrade_of"`
+			Provenance evalv1.Provenance `json:"provenance"`
+		}
+		data, err := os.ReadFile(filepath.Join(folder, harborjob.ConfigFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(json.Unmarshal(data, &cfg)).To(Succeed())
+		Expect(cfg.RegradeOf).To(Equal(name))
+		Expect(cfg.Provenance.RegradeOf).To(Equal(name))
+		Expect(os.ReadFile(filepath.Join(trialFolder(dir, run, name, "calc"), "artifacts", podcontract.PatchKey))).To(Equal([]byte(samplePatch)),
+			"the original's record keeps its patch")
 	})
 })
