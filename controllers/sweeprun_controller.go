@@ -38,8 +38,10 @@ type SweepRunReconciler struct {
 
 	created campaign.CreatedTrials
 	// superseded remembers the trials a retry marked superseded until the cache shows the
-	// label, so that a stale cache cannot count them as final again.
+	// label, so that a stale cache cannot count them as final again; regraded those of them a
+	// regrade marked, so that their reruns regrade.
 	superseded campaign.CreatedTrials
+	regraded   campaign.CreatedTrials
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
@@ -54,6 +56,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		if apierrors.IsNotFound(err) {
 			r.created.Forget(req.NamespacedName)
 			r.superseded.Forget(req.NamespacedName)
+			r.regraded.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -75,6 +78,13 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	}
 	if st.CompletionTime != nil {
 		if err := r.handleRetry(ctx, run, now); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	// A retry that reruns trials takes the campaign out of completion: a regrade requested
+	// with it waits for the reruns to end.
+	if st.CompletionTime != nil {
+		if err := r.handleRegrade(ctx, run, now); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -149,36 +159,44 @@ func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRu
 		return nil, err
 	}
 	out := list.Items[:0]
-	labelled := sets.New[string]()
+	labelled, regradeLabelled := sets.New[string](), sets.New[string]()
 	for _, t := range list.Items {
 		if metav1.IsControlledBy(&t, run) {
 			out = append(out, t)
 			if campaign.Superseded(&t) {
 				labelled.Insert(t.Name)
 			}
+			if campaign.Regraded(&t) {
+				regradeLabelled.Insert(t.Name)
+			}
 		}
 	}
-	marked := r.superseded.Unseen(client.ObjectKeyFromObject(run), labelled)
+	key := client.ObjectKeyFromObject(run)
+	marked, regradeMarked := r.superseded.Unseen(key, labelled), r.regraded.Unseen(key, regradeLabelled)
 	for i := range out {
 		if marked.Has(out[i].Name) {
-			markSuperseded(&out[i])
+			markSuperseded(&out[i], regradeMarked.Has(out[i].Name))
 		}
 	}
 	return out, nil
 }
 
-// markSuperseded labels trial as superseded by its next run.
-func markSuperseded(t *evalv1.TaskTrial) {
+// markSuperseded labels trial as superseded by its next run, and as regraded by it when that
+// run is a regrade.
+func markSuperseded(t *evalv1.TaskTrial, regrade bool) {
 	if t.Labels == nil {
 		t.Labels = map[string]string{}
 	}
 	t.Labels[evalv1.LabelSupersededBy] = campaign.NextRunName(t)
+	if regrade {
+		t.Labels[evalv1.LabelRegradedBy] = campaign.NextRunName(t)
+	}
 }
 
 func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepRun, p campaign.Planned) error {
 	trial := &evalv1.TaskTrial{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: run.Namespace},
-		Spec:       campaign.TrialSpec(run, p.Task, p.Attempt),
+		Spec:       p.Spec(run),
 	}
 	trial.Labels = podbuild.Labels(trial, "")
 	trial.Annotations = map[string]string{evalv1.AnnotationTaskSHA256: provenance.TaskEntrySHA256(p.Task.ConfigMap)}
@@ -218,13 +236,45 @@ func (r *SweepRunReconciler) handleRetry(ctx context.Context, run *evalv1.SweepR
 	for i := range rerun {
 		t := rerun[i].DeepCopy()
 		patch := client.MergeFrom(t.DeepCopy())
-		markSuperseded(t)
+		markSuperseded(t, false)
 		if err := r.Patch(ctx, t, patch); err != nil {
 			return fmt.Errorf("mark trial %s superseded for retry %s: %w", t.Name, req.Token, err)
 		}
 		r.superseded.Remember(client.ObjectKeyFromObject(run), t.Name)
 	}
 	campaign.BeginRetry(run, req, len(rerun)+awaiting, now)
+	return nil
+}
+
+// handleRegrade handles a finished campaign's new regrade request (annotation
+// eval.sweep.dev/regrade) as handleRetry handles a retry: it marks each final trial with
+// stored artifacts superseded and regraded by its rerun, which the plan then creates with
+// spec.regradeOf, and records the request in status.regrade.
+func (r *SweepRunReconciler) handleRegrade(ctx context.Context, run *evalv1.SweepRun, now time.Time) error {
+	if _, ok := campaign.PendingRegrade(run); !ok {
+		return nil
+	}
+	trials, err := r.listTrials(ctx, run)
+	if err != nil {
+		return err
+	}
+	token, regrade, ok := campaign.DecideRegrade(run, trials)
+	if !ok {
+		return nil
+	}
+	awaiting := campaign.AwaitingRerun(trials)
+	for i := range regrade {
+		t := regrade[i].DeepCopy()
+		patch := client.MergeFrom(t.DeepCopy())
+		markSuperseded(t, true)
+		if err := r.Patch(ctx, t, patch); err != nil {
+			return fmt.Errorf("mark trial %s superseded for regrade %s: %w", t.Name, token, err)
+		}
+		key := client.ObjectKeyFromObject(run)
+		r.superseded.Remember(key, t.Name)
+		r.regraded.Remember(key, t.Name)
+	}
+	campaign.BeginRegrade(run, token, len(regrade)+awaiting, now)
 	return nil
 }
 

@@ -120,9 +120,10 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 }
 
 // ensureInputs creates, once, the Secret holding both stage specs and the stages'
-// NetworkPolicies.
+// NetworkPolicies (a regrade, which runs no agent, has none of its agent stage until its
+// verifier's).
 func (s *trialScope) ensureInputs(ctx context.Context) (ctrl.Result, bool, error) {
-	if s.trial.Status.Agent != nil {
+	if s.trial.Status.Agent != nil || s.trial.Status.Verifier != nil {
 		return ctrl.Result{}, false, nil
 	}
 	agentSpec, err := json.Marshal(podbuild.AgentStageSpec(s.trial, s.task, s.timeouts))
@@ -172,7 +173,47 @@ func (s *trialScope) createOwned(ctx context.Context, o client.Object) error {
 }
 
 func (s *trialScope) agentStage(ctx context.Context) (ctrl.Result, bool, error) {
+	if s.trial.Spec.RegradeOf != "" {
+		return s.regradeArtifacts(ctx)
+	}
 	return s.stage(ctx, podcontract.StageAgent, &s.trial.Status.Agent)
+}
+
+// regradeArtifacts stands for a regrade's agent stage: no agent runs. The patch is the one
+// the trial named by spec.regradeOf stored, as that trial's status describes it (the manager
+// reads no Secret), and the verifier mounts that trial's artifacts Secrets, checking each
+// artifact's checksum as always. A regrade whose trial is gone or stored no artifacts ends
+// ArtifactsLost.
+func (s *trialScope) regradeArtifacts(ctx context.Context) (ctrl.Result, bool, error) {
+	st := &s.trial.Status
+	if st.Patch != nil {
+		return ctrl.Result{}, false, nil
+	}
+	name := s.trial.Spec.RegradeOf
+	lost := func(why string) (ctrl.Result, bool, error) {
+		msg := fmt.Sprintf("spec.regradeOf: trial %s %s: nothing to regrade", name, why)
+		if run := s.trial.Spec.SweepRun; run != "" {
+			msg += fmt.Sprintf("; `sweep retry %s --reason %s` runs the attempt's agent again", run, reasons.ArtifactsLost)
+		}
+		s.finish(evalv1.TrialError, reasons.ArtifactsLost, msg)
+		return ctrl.Result{}, true, nil
+	}
+	original := &evalv1.TaskTrial{}
+	err := s.r.Get(ctx, types.NamespacedName{Namespace: s.trial.Namespace, Name: name}, original)
+	if apierrors.IsNotFound(err) {
+		return lost("is gone, and its artifacts Secrets with it")
+	}
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	if original.Status.Patch == nil {
+		return lost("stored no artifacts (its agent stage did not finish: its status.patch is empty)")
+	}
+	st.Patch = original.Status.Patch.DeepCopy()
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: evalv1.TrialAgentCompleted, Status: metav1.ConditionTrue, Reason: reasons.Regraded,
+		Message:            fmt.Sprintf("the agent did not run: the verifier grades the artifacts trial %s stored (Secret %s)", name, st.Patch.SecretName),
+		ObservedGeneration: s.trial.Generation})
+	return ctrl.Result{}, false, nil
 }
 
 func (s *trialScope) verifierStage(ctx context.Context) (ctrl.Result, bool, error) {

@@ -15,6 +15,9 @@ const (
 	// LabelSupersededBy marks a trial a rerun replaced, with the rerun's name: the trial is
 	// kept as a record and no longer scored or counted.
 	LabelSupersededBy = "eval.sweep.dev/superseded-by"
+	// LabelRegradedBy marks, beside LabelSupersededBy and with the same value, a trial a
+	// regrade replaced: its rerun regrades its stored artifacts instead of running the agent.
+	LabelRegradedBy = "eval.sweep.dev/regraded-by"
 
 	// AnnotationRetry on a SweepRun asks its controller to rerun the failed trials of the
 	// finished campaign: each new value is one request, handled once (status.retry.token).
@@ -22,6 +25,10 @@ const (
 	// AnnotationRetryReasons narrows a retry request to trials that ended with these reasons,
 	// comma-separated; absent, the reasons a trial may fail with by chance are rerun.
 	AnnotationRetryReasons = "eval.sweep.dev/retry-reasons"
+	// AnnotationRegrade on a SweepRun asks its controller to grade the stored artifacts of the
+	// finished campaign's final trials again, with the catalogue's current verifier, without
+	// running the agents: each new value is one request, handled once (status.regrade.token).
+	AnnotationRegrade = "eval.sweep.dev/regrade"
 
 	AnnotationAgentImage    = "eval.sweep.dev/agent-image"
 	AnnotationVerifierImage = "eval.sweep.dev/verifier-image"

@@ -162,6 +162,10 @@ type SweepRunStatus struct {
 	// Retry is the last retry request (annotation eval.sweep.dev/retry) the controller handled.
 	// +optional
 	Retry *RetryStatus `json:"retry,omitempty"`
+	// Regrade is the last regrade request (annotation eval.sweep.dev/regrade) the controller
+	// handled; its reasons are empty.
+	// +optional
+	Regrade *RetryStatus `json:"regrade,omitempty"`
 	// Record is the campaign's job folder in the artifact store.
 	// +optional
 	Record *JobRecordStatus `json:"record,omitempty"`
@@ -197,10 +201,11 @@ type PinnedImage struct {
 	Reference string `json:"reference,omitempty"`
 }
 
-// RetryStatus records a handled retry request, so that each request reruns trials once and a
-// manifest applied again with the same annotation changes nothing.
+// RetryStatus records a handled retry or regrade request, so that each request reruns trials
+// once and a manifest applied again with the same annotation changes nothing.
 type RetryStatus struct {
-	// Token is the eval.sweep.dev/retry annotation value handled.
+	// Token is the request annotation's value handled (eval.sweep.dev/retry or
+	// eval.sweep.dev/regrade).
 	Token string `json:"token"`
 	// HandledAt is when the controller handled it.
 	// +optional
@@ -209,7 +214,7 @@ type RetryStatus struct {
 	// +optional
 	// +listType=atomic
 	Reasons []string `json:"reasons,omitempty"`
-	// Trials is the number of trials the request reran.
+	// Trials is the number of trials the request reran (or regraded).
 	// +optional
 	Trials int32 `json:"trials,omitempty"`
 	// Message says what the request did, or why it reran nothing.

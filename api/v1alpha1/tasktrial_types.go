@@ -75,6 +75,12 @@ type TaskTrialSpec struct {
 	PodSecurity *PodSecurity `json:"podSecurity,omitempty"`
 	// +optional
 	QueueName string `json:"queueName,omitempty"`
+	// RegradeOf names the trial whose stored artifacts this trial grades again (a regrade,
+	// `sweep regrade`): its agent stage does not run, its patch is that trial's and its
+	// verifier mounts that trial's artifacts Secrets.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	RegradeOf string `json:"regradeOf,omitempty"`
 }
 
 // TrialPhase is where a trial is.
@@ -258,6 +264,10 @@ type Provenance struct {
 	// from a Secret or ConfigMap by its reference, never its value).
 	// +optional
 	Agent map[string]string `json:"agent,omitempty"`
+	// RegradeOf is the trial whose agent made the artifacts this trial graded again
+	// (spec.regradeOf): the agent's images are in that trial's provenance.
+	// +optional
+	RegradeOf string `json:"regradeOf,omitempty"`
 }
 
 // TaskTrial is one task × one attempt.

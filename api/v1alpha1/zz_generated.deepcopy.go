@@ -495,6 +495,11 @@ func (in *SweepRunStatus) DeepCopyInto(out *SweepRunStatus) {
 		*out = new(RetryStatus)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.Regrade != nil {
+		in, out := &in.Regrade, &out.Regrade
+		*out = new(RetryStatus)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Record != nil {
 		in, out := &in.Record, &out.Record
 		*out = new(JobRecordStatus)

@@ -50,6 +50,7 @@ func TestCompletionFromTheCluster(t *testing.T) {
 		{[]string{"watch", "night"}, []string{"nightly", "nightly-2"}, noFiles},
 		{[]string{"watch", "nightly", ""}, nil, noFiles},
 		{[]string{"export", "w"}, []string{"weekly"}, noFiles},
+		{[]string{"regrade", "w"}, []string{"weekly"}, noFiles},
 		{[]string{"info", "nightly", ""}, []string{"nightly-2", "weekly"}, files},
 		{[]string{"compare", "nightly", "w"}, []string{"weekly"}, files},
 		{[]string{"swebench", "report", ""}, []string{"nightly", "nightly-2", "weekly"}, noFiles},

@@ -9,6 +9,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/cli/infra"
+	"github.com/swe-sweep/sweep-operator/internal/cli/regrade"
 	"github.com/swe-sweep/sweep-operator/internal/cli/retry"
 	"github.com/swe-sweep/sweep-operator/internal/cli/run"
 	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
@@ -100,6 +101,30 @@ func newRetryCmd(kube *clioptions.Cluster) *cobra.Command {
 	}
 	cmd.Flags().StringSliceVar(&o.Reasons, "reason", nil, "rerun only the trials that ended with these reasons (comma-separated)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until the reruns end")
+	return cmd
+}
+
+func newRegradeCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &regrade.Options{Cluster: kube}
+	cmd := &cobra.Command{
+		Use:   "regrade NAME [--watch]",
+		Short: "Grade a finished campaign's stored patches again with the current verifier images",
+		Long: "regrade asks the operator to grade again the artifacts (the patch) that the agents of the\n" +
+			"finished SweepRun NAME stored, with the task catalogue's current verifier images and graders,\n" +
+			"without running the agents. Each attempt's final trial with stored artifacts gets a new trial\n" +
+			"of the same task and attempt (spec.regradeOf names the trial it grades) whose verifier mounts\n" +
+			"that trial's artifacts; the earlier trials are kept, labelled eval.sweep.dev/superseded-by and\n" +
+			"eval.sweep.dev/regraded-by, and no longer scored: the score counts the regrades. Trials whose\n" +
+			"agent did not finish have nothing to regrade and stay as they are; regrade says how many.\n" +
+			"The request is the SweepRun's eval.sweep.dev/regrade annotation with a fresh value, so applying\n" +
+			"the campaign's manifest again does not undo or repeat it. --watch follows the campaign until\n" +
+			"the regrades end, as `sweep watch` does.",
+		Example: "  sweep regrade nightly --watch\n" +
+			"  sweep export nightly -o jobs/nightly-before && sweep regrade nightly --watch && sweep compare jobs/nightly-before nightly",
+		Args: cobra.ExactArgs(1),
+		RunE: runOptions(o),
+	}
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until the regrades end")
 	return cmd
 }
 

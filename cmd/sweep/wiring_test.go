@@ -34,6 +34,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
 		{[]string{"get"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"retry"}, "accepts 1 arg(s), received 0"},
+		{[]string{"regrade", "a", "b"}, "accepts 1 arg(s), received 2"},
 		{[]string{"logs"}, "accepts 1 arg(s), received 0"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -81,6 +82,7 @@ func TestVerbsReachTheirOptions(t *testing.T) {
 		{"get output", []string{"get", "sr", "-o", "xml"}, []string{"flag -o/--output: want one of wide, json", `got "xml"`}},
 		{"retry reason", []string{"retry", "run1", "--reason", "PodEvicted,Flaky"}, []string{"flag --reason: Flaky: not a trial reason"}},
 		{"retry kubeconfig", append(noCluster, "retry", "run1", "--watch"), []string{"--kubeconfig"}},
+		{"regrade kubeconfig", append(noCluster, "regrade", "run1", "--watch"), []string{"--kubeconfig"}},
 		{"get kubeconfig", append(noCluster, "get", "tt", "--run", "run1"), []string{"--kubeconfig"}},
 		{"logs stage", []string{"logs", "t1", "--stage", "collector"}, []string{`flag --stage: want agent or verifier, got "collector"`}},
 		{"logs store", []string{"logs", "t1", "--store", "http://minio:9000/b"}, []string{"flag --store", `unknown scheme "http"`}},

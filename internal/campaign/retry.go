@@ -13,6 +13,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 )
 
 // RerunName is the name of rerun number rerun of an attempt: TrialName for the attempt's
@@ -162,7 +163,8 @@ func NextRunName(t *evalv1.TaskTrial) string {
 
 // PlanReruns replaces each planned attempt whose trial a rerun superseded by that rerun,
 // following the chain of reruns to the newest, so that ToCreate creates a rerun like any
-// planned trial (within parallelism, not while suspended).
+// planned trial (within parallelism, not while suspended). A rerun that a regrade asked for
+// (the trial it supersedes is labelled regraded-by) regrades that trial's artifacts.
 func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
 	by := map[string]*evalv1.TaskTrial{}
 	for i := range trials {
@@ -175,7 +177,10 @@ func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
 		visited := map[string]bool{}
 		for t := by[out[i].Name]; t != nil && Superseded(t) && !visited[t.Name]; t = by[out[i].Name] {
 			visited[t.Name] = true
-			out[i].Name, out[i].Rerun = NextRunName(t), Rerun(t)+1
+			out[i].Name, out[i].Rerun, out[i].RegradeOf = NextRunName(t), Rerun(t)+1, ""
+			if Regraded(t) {
+				out[i].RegradeOf = podbuild.ArtifactsOwner(t)
+			}
 		}
 	}
 	return out
@@ -198,11 +203,19 @@ func BeginRetry(run *evalv1.SweepRun, req RetryRequest, n int, now time.Time) {
 		return
 	}
 	st.Retry.Message = fmt.Sprintf("rerunning %d trials that ended with reason %s", n, strings.Join(req.Reasons, ", "))
+	leaveCompletion(run, st.Retry.Message)
+}
+
+// leaveCompletion takes a finished campaign back to running for its reruns: its completion
+// time is cleared (the TTL counts from the next) and Complete or Failed turn false with
+// reason Retrying until the reruns end.
+func leaveCompletion(run *evalv1.SweepRun, message string) {
+	st := &run.Status
 	st.CompletionTime = nil
 	for _, typ := range []string{evalv1.SweepRunComplete, evalv1.SweepRunFailed} {
 		if meta.FindStatusCondition(st.Conditions, typ) != nil {
 			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: reasons.Retrying,
-				Message: st.Retry.Message, ObservedGeneration: run.Generation})
+				Message: message, ObservedGeneration: run.Generation})
 		}
 	}
 }

@@ -163,6 +163,16 @@ type Planned struct {
 	Attempt int32
 	// Rerun numbers a rerun of the attempt (RerunName); 0 for its first trial.
 	Rerun int32
+	// RegradeOf is the trial whose artifacts a regrade rerun grades (spec.regradeOf); empty
+	// for a trial that runs its agent.
+	RegradeOf string
+}
+
+// Spec is the planned trial's snapshot (TrialSpec), a regrade's naming the trial it grades.
+func (p Planned) Spec(run *evalv1.SweepRun) evalv1.TaskTrialSpec {
+	spec := TrialSpec(run, p.Task, p.Attempt)
+	spec.RegradeOf = p.RegradeOf
+	return spec
 }
 
 // Plan lists every trial of the campaign in creation order: task by task, attempt by attempt.

@@ -276,6 +276,14 @@ func TestTrialFiles(t *testing.T) {
 	if cfg := string(files[ConfigFile]); !strings.Contains(cfg, `"provenance": {`) || !strings.Contains(cfg, `"grader": "swesweep/1"`) {
 		t.Errorf("config.json lacks the provenance:\n%s", cfg)
 	}
+	if cfg := string(files[ConfigFile]); strings.Contains(cfg, "regrade_of") {
+		t.Errorf("config.json of a trial that ran its agent names a regrade:\n%s", cfg)
+	}
+	regrade := Trial{Name: "run1-a-1-r1", Task: "a", Attempt: 1, Rewards: map[string]float64{"reward": 1}, RegradeOf: "run1-a-1"}
+	regradeFiles, err := TrialFiles(job, regrade)
+	if cfg := string(regradeFiles[ConfigFile]); err != nil || !strings.Contains(cfg, `"regrade_of": "run1-a-1"`) || regradeFiles["artifacts/model.patch"] != nil {
+		t.Errorf("a regrade's config.json names the trial it regraded and it has no artifacts of its own, got %v:\n%s", err, cfg)
+	}
 	jobConfig, err := JobConfig(job)
 	if err != nil || !strings.Contains(string(jobConfig), `"agent:1": "sha256:aa"`) || !strings.Contains(string(jobConfig), `"exported_by": "sweep-operator"`) ||
 		strings.Contains(string(jobConfig), "n_trials") {

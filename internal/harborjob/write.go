@@ -47,11 +47,14 @@ type Trial struct {
 	AgentFiles map[string][]byte
 	// Provenance is config.json's "provenance": what produced the result, as JSON.
 	Provenance json.RawMessage
-	Exception  *Exception
-	Started    time.Time
-	Finished   time.Time
-	Agent      Phase
-	Verifier   Phase
+	// RegradeOf is config.json's "regrade_of": the trial whose artifacts this one graded
+	// again (its agent did not run; its agent files and artifacts are in that trial's folder).
+	RegradeOf string
+	Exception *Exception
+	Started   time.Time
+	Finished  time.Time
+	Agent     Phase
+	Verifier  Phase
 }
 
 // Phase is one timed phase of result.json.
@@ -91,6 +94,7 @@ type trialConfig struct {
 	Task       map[string]any  `json:"task"`
 	Agent      map[string]any  `json:"agent"`
 	Provenance json.RawMessage `json:"provenance,omitempty"`
+	RegradeOf  string          `json:"regrade_of,omitempty"`
 }
 
 type timing struct {
@@ -182,6 +186,7 @@ func TrialFiles(job Job, t Trial) (map[string][]byte, error) {
 		Task:       map[string]any{"path": "tasks/" + t.Task},
 		Agent:      map[string]any{"name": job.Agent, "attempt": t.Attempt},
 		Provenance: t.Provenance,
+		RegradeOf:  t.RegradeOf,
 	}
 	var err error
 	if files[ConfigFile], err = encodeJSON(cfg); err != nil {

@@ -43,6 +43,16 @@ func ArtifactSecretName(trial string) string { return ArtifactSecretNameAt(trial
 // <trial>-artifacts-1, ...
 func ArtifactSecretNameAt(trial string, i int) string { return spreadSecretName(trial+"-artifacts", i) }
 
+// ArtifactsOwner is the trial whose artifacts Secrets trial's verifier mounts: its own, or for
+// a regrade (spec.regradeOf) the trial whose agent made them, which a regrade of a regrade
+// names too, so that no chain of regrades is followed.
+func ArtifactsOwner(trial *evalv1.TaskTrial) string {
+	if trial.Spec.RegradeOf != "" {
+		return trial.Spec.RegradeOf
+	}
+	return trial.Name
+}
+
 // MaxSecretPayload is what one Secret the controller writes may carry: an object must stay
 // under the API server's 1.5 MiB request limit and etcd's value limit, with room for metadata.
 const MaxSecretPayload = 1 << 20

@@ -84,7 +84,7 @@ func podSpec(in JobInput) corev1.PodSpec {
 		initContainers = append(initContainers, parts.initContainers...)
 		env = parts.env
 	} else {
-		volumes = append(volumes, artifactsVolume(trial.Name))
+		volumes = append(volumes, artifactsVolume(ArtifactsOwner(trial)))
 		mainMounts = append(mainMounts, corev1.VolumeMount{Name: volInput, MountPath: podcontract.InputDir, ReadOnly: true})
 		if cm := trial.Spec.GraderConfigMap; cm != "" {
 			volumes = append(volumes, corev1.Volume{Name: volGrader, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
@@ -138,7 +138,7 @@ func podSpec(in JobInput) corev1.PodSpec {
 	}
 }
 
-// artifactsVolume merges the trial's artifacts Secrets into one directory: the first, which
+// artifactsVolume merges the artifacts Secrets of trial (ArtifactsOwner) into one directory: the first, which
 // harvest always writes, then every other one there may be, optional because harvest writes
 // only as many as the artifacts take. The verifier checks what it reassembles against the
 // checksums of the first, so that a Secret missing is never a patch missing.

@@ -178,3 +178,36 @@ func TestArtifactsVolume(t *testing.T) {
 		}
 	}
 }
+
+// A regrade's verifier Job mounts the artifacts Secrets of the trial whose agent made them,
+// never Secrets of its own (it has none).
+func TestArtifactsOwner(t *testing.T) {
+	task := sampleTask(t)
+	cases := map[string]struct {
+		name, regradeOf, want string
+	}{
+		"a trial mounts its own":          {name: "c-a-1", want: "c-a-1"},
+		"a regrade mounts the original's": {name: "c-a-1-r1", regradeOf: "c-a-1", want: "c-a-1"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			trial := makeTrial(tc.name, "calc").grader(podcontract.GraderSWESweep).obj()
+			trial.Spec.RegradeOf = tc.regradeOf
+			if got := ArtifactsOwner(trial); got != tc.want {
+				t.Errorf("ArtifactsOwner = %q, want %q", got, tc.want)
+			}
+			job := Job(JobInput{Trial: trial, Task: task, Stage: podcontract.StageVerifier, Run: 1, HookImage: "sweep/hook:v1"})
+			var mounted []string
+			for _, v := range job.Spec.Template.Spec.Volumes {
+				if v.Name == volInput {
+					for _, src := range v.Projected.Sources {
+						mounted = append(mounted, src.Secret.Name)
+					}
+				}
+			}
+			if len(mounted) != MaxArtifactSecrets || mounted[0] != ArtifactSecretNameAt(tc.want, 0) || mounted[1] != ArtifactSecretNameAt(tc.want, 1) {
+				t.Errorf("verifier mounts %v, want the artifacts Secrets of %s", mounted, tc.want)
+			}
+		})
+	}
+}

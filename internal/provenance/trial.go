@@ -100,6 +100,7 @@ func ForTrial(trial *evalv1.TaskTrial, operatorVersion string) *evalv1.Provenanc
 		OperatorVersion:      operatorVersion,
 		TaskDefinitionSHA256: trial.Annotations[evalv1.AnnotationTaskSHA256],
 		Agent:                AgentConfig(trial.Spec.Agent),
+		RegradeOf:            trial.Spec.RegradeOf,
 	}
 	if g, err := grading.Lookup(trial.Spec.Grader); err == nil {
 		p.Grader, p.Parser = grading.Versioned(g), g.Parser()

@@ -112,9 +112,16 @@ func TestForTrial(t *testing.T) {
 			Grader: "test-script/" + grading.TestScriptVersion, Agent: map[string]string{"kind": "nop"}}},
 		{"an unknown grader names none (the trial fails InvalidTask)", "nosuch", &evalv1.Provenance{OperatorVersion: "v1", TaskDefinitionSHA256: "abc",
 			Agent: map[string]string{"kind": "nop"}}},
+		{"a regrade names the trial it grades again", "regrade", &evalv1.Provenance{OperatorVersion: "v1", TaskDefinitionSHA256: "abc",
+			Grader: "test-script/" + grading.TestScriptVersion, Agent: map[string]string{"kind": "nop"}, RegradeOf: "c-a-1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ForTrial(trial(tc.grader), "v1")); diff != "" {
+			tr := trial(tc.grader)
+			if tc.grader == "regrade" {
+				tr = trial("")
+				tr.Spec.RegradeOf = "c-a-1"
+			}
+			if diff := cmp.Diff(tc.want, ForTrial(tr, "v1")); diff != "" {
 				t.Errorf("ForTrial (-want +got):\n%s", diff)
 			}
 		})

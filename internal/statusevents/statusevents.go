@@ -32,6 +32,8 @@ const (
 	// ActionRetry: a trial's stage runs again in a new Job after a failure; on a SweepRun, a
 	// retry request (`sweep retry`) was handled.
 	ActionRetry = "Retry"
+	// ActionRegrade: on a SweepRun, a regrade request (`sweep regrade`) was handled.
+	ActionRegrade = "Regrade"
 	// ActionRecordReason: a trial recorded a failure reason and goes on (an agent that timed
 	// out is still verified).
 	ActionRecordReason = "RecordReason"
@@ -71,8 +73,8 @@ func ForTrial(old, new *evalv1.TaskTrialStatus) []Event {
 // ForSweepRun is the Events of a campaign whose status went from old to new: one for each
 // phase change, with the reason of its Ready condition (Resumed when it leaves Suspended), a
 // Warning when it fails or stalls; and a Warning when it becomes Stalled in the same phase
-// (its trials failing on infrastructure); before those, one for each retry request it handled
-// (reason Retrying, the note saying what it reruns).
+// (its trials failing on infrastructure); before those, one for each retry or regrade request
+// it handled (reason Retrying, the note saying what it reruns).
 func ForSweepRun(old, new *evalv1.SweepRunStatus) []Event {
 	ready := meta.FindStatusCondition(new.Conditions, evalv1.ConditionReady)
 	if ready == nil {
@@ -86,6 +88,9 @@ func ForSweepRun(old, new *evalv1.SweepRunStatus) []Event {
 	var out []Event
 	if r := new.Retry; r != nil && (old.Retry == nil || old.Retry.Token != r.Token) {
 		out = append(out, Event{Type: corev1.EventTypeNormal, Reason: reasons.Retrying, Action: ActionRetry, Note: clip(r.Message)})
+	}
+	if r := new.Regrade; r != nil && (old.Regrade == nil || old.Regrade.Token != r.Token) {
+		out = append(out, Event{Type: corev1.EventTypeNormal, Reason: reasons.Retrying, Action: ActionRegrade, Note: clip(r.Message)})
 	}
 	was := meta.FindStatusCondition(old.Conditions, evalv1.ConditionStalled)
 	switch {

@@ -86,6 +86,10 @@ func TestForSweepRun(t *testing.T) {
 		st.Retry = &evalv1.RetryStatus{Token: token, Message: msg}
 		return st
 	}
+	regraded := func(st evalv1.SweepRunStatus, token, msg string) evalv1.SweepRunStatus {
+		st.Regrade = &evalv1.RetryStatus{Token: token, Message: msg}
+		return st
+	}
 	suspended := campaign(evalv1.SweepRunSuspend, readiness.Verdict{Standing: readiness.Waiting, Reason: reasons.Suspended, Message: "spec.suspend is true"})
 	cases := map[string]struct {
 		old, new evalv1.SweepRunStatus
@@ -121,6 +125,10 @@ func TestForSweepRun(t *testing.T) {
 		"a retry request with nothing to rerun": {old: succeeded, new: retried(succeeded, "t1", "nothing to rerun"),
 			want: []Event{{Type: normal, Reason: reasons.Retrying, Action: ActionRetry, Note: "nothing to rerun"}}},
 		"a handled retry is no event": {old: retried(running, "t1", "m"), new: retried(running, "t1", "m")},
+		"a regrade request leaves completion": {old: succeeded, new: regraded(running, "g1", "regrading the stored artifacts of 1 trials with the current verifier images"),
+			want: []Event{{Type: normal, Reason: reasons.Retrying, Action: ActionRegrade, Note: "regrading the stored artifacts of 1 trials with the current verifier images"},
+				{Type: normal, Reason: reasons.TrialsRunning, Action: ActionChangePhase, Note: "phase Succeeded → Running: 0/4 trials finished, 2 running"}}},
+		"a handled regrade is no event": {old: regraded(succeeded, "g1", "m"), new: regraded(succeeded, "g1", "m")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -70,7 +70,7 @@ func Trial(ctx context.Context, cl client.Reader, tr *evalv1.TaskTrial) (harborj
 // below /logs/verifier, as RecordFiles reads them) and its artifacts (by file name); the
 // warnings name the verifier's files that are left out, and why.
 func Build(tr *evalv1.TaskTrial, files map[string][]byte, manifest podcontract.VerifierFiles, artifacts map[string][]byte) (harborjob.Trial, []string, error) {
-	out := harborjob.Trial{Name: tr.Name, Task: tr.Spec.Task, Attempt: int(tr.Spec.Attempt),
+	out := harborjob.Trial{Name: tr.Name, Task: tr.Spec.Task, Attempt: int(tr.Spec.Attempt), RegradeOf: tr.Spec.RegradeOf,
 		Started: timeOf(tr.Status.StartTime), Finished: timeOf(tr.Status.CompletionTime)}
 	if s := tr.Status.Agent; s != nil {
 		out.Agent = harborjob.Phase{Started: timeOf(s.StartTime), Finished: timeOf(s.CompletionTime)}

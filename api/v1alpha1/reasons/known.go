@@ -8,7 +8,7 @@ var known = map[string]bool{
 	PatchRefused: true, TestsHungOnPatch: true, VerifierOutOfMemory: true, VerifierOutOfStorage: true,
 	ImagePullFailed: true, PodEvicted: true, NodeLost: true, Preempted: true,
 	EnvironmentStartTimeout: true, CollectorLost: true, ImageDigestMismatch: true, ArtifactsLost: true, InvalidTask: true, PatchTooLarge: true,
-	RewardOutOfBounds: true, Completed: true, Graded: true,
+	RewardOutOfBounds: true, Completed: true, Regraded: true, Graded: true,
 	TasksNotFound: true, NoTasksSelected: true, TrialsRunning: true, AllTrialsFinished: true,
 	NothingMeasured: true, Suspended: true, Resumed: true,
 	EmptyBugSubset: true, UnknownBugs: true, BugSubsetUnsupported: true,

@@ -114,6 +114,9 @@ const (
 const (
 	// Completed: the stage ended normally (AgentCompleted condition).
 	Completed string = "Completed"
+	// Regraded: the trial grades another trial's stored artifacts again (spec.regradeOf), so
+	// its agent stage did not run (AgentCompleted condition).
+	Regraded string = "Regraded"
 	// Graded: the verifier produced rewards and the trial is scored (Verified and, with no
 	// agent reason, Complete conditions).
 	Graded string = "Graded"

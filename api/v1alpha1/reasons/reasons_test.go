@@ -16,7 +16,7 @@ var all = map[string]string{
 	EnvironmentStartTimeout: "EnvironmentStartTimeout", CollectorLost: "CollectorLost", ImageDigestMismatch: "ImageDigestMismatch", ArtifactsLost: "ArtifactsLost", InvalidTask: "InvalidTask",
 	PatchTooLarge: "PatchTooLarge", RewardOutOfBounds: "RewardOutOfBounds",
 	PatchRefused: "PatchRefused", TestsHungOnPatch: "TestsHungOnPatch", VerifierOutOfMemory: "VerifierOutOfMemory", VerifierOutOfStorage: "VerifierOutOfStorage",
-	Completed: "Completed", Graded: "Graded", TrialRunning: "TrialRunning",
+	Completed: "Completed", Regraded: "Regraded", Graded: "Graded", TrialRunning: "TrialRunning",
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
 	InfrastructureFailing: "InfrastructureFailing",
@@ -31,8 +31,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 39 {
-		t.Errorf("%d reasons pinned, want 39: pin a new reason here", len(all))
+	if len(all) != 40 {
+		t.Errorf("%d reasons pinned, want 40: pin a new reason here", len(all))
 	}
 }
 

@@ -90,3 +90,20 @@ func FindTask(ctx context.Context, cl client.Client, ns, task string) (*corev1.C
 	}
 	return tasks[0].ConfigMap, nil
 }
+
+// CheckFinished refuses a request (verb, which does what) that only a finished campaign takes.
+func CheckFinished(run *evalv1.SweepRun, verb, does string) error {
+	if run.Status.CompletionTime != nil {
+		return nil
+	}
+	return fmt.Errorf("sweeprun %s in namespace %s is not finished (phase %s, %s trials finished): sweep %s %s of a finished campaign; follow it with `sweep watch %s -n %s` and %s when it ends",
+		run.Name, run.Namespace, OrNone(string(run.Status.Phase)), OrNone(run.Status.Progress), verb, does, run.Name, run.Namespace, verb)
+}
+
+// OrNone is s, or <none> when it is empty, as kubectl shows an empty column.
+func OrNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}

@@ -125,3 +125,25 @@ func FollowQuietly(ctx context.Context, errOut io.Writer, cl client.Client, ns, 
 	defer printer.end()
 	return Follow(ctx, cl, ns, name, printer.show)
 }
+
+// AwaitHandled waits until the controller recorded the request of token (the status field
+// handled reads, status.retry or status.regrade), so that following the campaign does not
+// stop at the completion the request is about to clear.
+func AwaitHandled(ctx context.Context, cl client.Client, ns, name, token, field string, handled func(*evalv1.SweepRun) *evalv1.RetryStatus) error {
+	tick := time.NewTicker(PollInterval)
+	defer tick.Stop()
+	for {
+		run, err := GetSweepRun(ctx, cl, ns, name)
+		if err != nil {
+			return err
+		}
+		if r := handled(run); r != nil && r.Token == token {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sweeprun %s: the operator has not handled the request yet (%s.token is not %s): is it running? `sweep infra doctor` checks it; follow the campaign with `sweep watch %s -n %s`", name, field, token, name, ns)
+		case <-tick.C:
+		}
+	}
+}

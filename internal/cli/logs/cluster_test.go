@@ -266,6 +266,9 @@ func TestLogsErrors(t *testing.T) {
 	trial := w.Create(t, srv.Client)
 	pending := clitest.MakeTrial(run, "demo", 2).Phase(evalv1.TrialAgentRunning).Create(t, srv.Client)
 	pod := stagePod(t, srv.Client, pending, podcontract.StageAgent, corev1.PodStatus{Phase: corev1.PodPending})
+	rw := clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded)
+	rw.Name, rw.Spec.RegradeOf = trial.Name+"-r1", trial.Name
+	regrade := rw.Create(t, srv.Client)
 	fake := &fakePodLogs{}
 	for _, tc := range []struct {
 		name, trial string
@@ -274,6 +277,7 @@ func TestLogsErrors(t *testing.T) {
 	}{
 		{"no such trial", "run1-nope-1", []string{`tasktrial "run1-nope-1" not found in namespace "` + ns + `"`, "sweep get tasktrials"}, ""},
 		{"no store", trial.Name, []string{"no agent log", "no artifact store keeps this campaign's records"}, ""},
+		{"a regrade's agent", regrade.Name, []string{"tasktrial " + regrade.Name + " regrades the artifacts of tasktrial " + trial.Name, "its agent did not run", "sweep logs " + trial.Name}, ""},
 		{"not started", pending.Name, []string{"no agent log yet", "its pod has not started the agent"}, "pod " + pod.Name + " has not started the agent (phase Pending)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

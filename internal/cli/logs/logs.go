@@ -107,6 +107,10 @@ func (o *Options) Run(ctx context.Context) error {
 	} else if err != nil {
 		return fmt.Errorf("reading tasktrial %q in namespace %q: %w", o.Trial, ns, err)
 	}
+	if original := trial.Spec.RegradeOf; original != "" && stage == podcontract.StageAgent {
+		return fmt.Errorf("tasktrial %s regrades the artifacts of tasktrial %s (spec.regradeOf): its agent did not run; the agent's log is that trial's: sweep logs %s, or --stage verifier for this one's",
+			trial.Name, original, original)
+	}
 	pod, err := stagePod(ctx, cl, trial, stage)
 	if err != nil {
 		return err

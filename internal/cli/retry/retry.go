@@ -61,9 +61,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if run.Status.CompletionTime == nil {
-		return fmt.Errorf("sweeprun %s in namespace %s is not finished (phase %s, %s trials finished): sweep retry reruns the failed trials of a finished campaign; follow it with `sweep watch %s -n %s` and retry when it ends",
-			o.Name, ns, orNone(string(run.Status.Phase)), orNone(run.Status.Progress), o.Name, ns)
+	if err := campaigns.CheckFinished(run, "retry", "reruns the failed trials"); err != nil {
+		return err
 	}
 	trials, err := campaigns.Trials(ctx, cl, ns, o.Name)
 	if err != nil {
@@ -88,7 +87,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if !o.Watch {
 		return nil
 	}
-	if err := awaitHandled(ctx, cl, ns, o.Name, token); err != nil {
+	if err := campaigns.AwaitHandled(ctx, cl, ns, o.Name, token, "status.retry", func(r *evalv1.SweepRun) *evalv1.RetryStatus { return r.Status.Retry }); err != nil {
 		return err
 	}
 	return watch.AndReport(ctx, o.IOStreams, cl, ns, o.Name)
@@ -108,32 +107,4 @@ func requestRetry(ctx context.Context, cl client.Client, run *evalv1.SweepRun, t
 		return err
 	}
 	return cl.Patch(ctx, run, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager))
-}
-
-// awaitHandled waits until the controller recorded the request, so that following the
-// campaign does not stop at the completion the retry is about to clear.
-func awaitHandled(ctx context.Context, cl client.Client, ns, name, token string) error {
-	tick := time.NewTicker(campaigns.PollInterval)
-	defer tick.Stop()
-	for {
-		run, err := campaigns.GetSweepRun(ctx, cl, ns, name)
-		if err != nil {
-			return err
-		}
-		if r := run.Status.Retry; r != nil && r.Token == token {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("sweeprun %s: the operator has not handled the retry yet (status.retry.token is not %s): is it running? `sweep infra doctor` checks it; follow the campaign with `sweep watch %s -n %s`", name, token, name, ns)
-		case <-tick.C:
-		}
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
 }
