@@ -48,8 +48,8 @@ var _ = BeforeSuite(func() {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 	// client-go's default of 5 queries a second would take 23 minutes to apply a Full-size
-	// import; the operator's own client runs at 100.
-	cfg.QPS, cfg.Burst = 100, 200
+	// import; the API server, not the client, should set the pace.
+	cfg.QPS, cfg.Burst = 400, 800
 	k8s, err = client.New(cfg, client.Options{Scheme: evalv1.NewScheme()})
 	Expect(err).NotTo(HaveOccurred())
 	kubectl = filepath.Join(root, "bin", "k8s", "kubectl")

@@ -204,13 +204,13 @@ var _ = Describe("SWE-bench at Full's size", func() {
 			obj.SetNamespace(ns)
 			objs = append(objs, obj)
 		}
-		// Four appliers at once, as kubectl's own apply does not: one at a time spends most of
+		// Eight appliers at once, as kubectl's own apply does not: one at a time spends most of
 		// the minute on round trips.
 		start = time.Now()
 		work := make(chan *unstructured.Unstructured)
 		failures := make(chan error, len(objs))
 		var appliers sync.WaitGroup
-		for range 4 {
+		for range 8 {
 			appliers.Go(func() {
 				for obj := range work {
 					if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("e2e"), client.ForceOwnership); err != nil {
