@@ -78,7 +78,13 @@ var _ = Describe("a patch larger than a Secret", func() {
 		k.finishPod(pod, corev1.PodSucceeded, 0, collectAgentPatch(k, pod, patch))
 		k.completeJob(job, "")
 		verifyJob := k.job(calc, verifierStage, 1)
-		t := k.trial(calc)
+		// The verifier Job is created in the reconcile whose one status write records the
+		// harvest: the Job can be seen before the status.
+		t := &evalv1.TaskTrial{}
+		Eventually(func() *evalv1.PatchStatus {
+			t = k.trial(calc)
+			return t.Status.Patch
+		}, 20*time.Second, 50*time.Millisecond).ShouldNot(BeNil(), "trial %s records its patch", calc)
 		sum := sha256.Sum256([]byte(patch))
 		Expect(t.Status.Patch.Bytes).To(Equal(int64(len(patch))))
 		Expect(t.Status.Patch.SHA256).To(Equal(hex.EncodeToString(sum[:])))
