@@ -91,6 +91,23 @@ func FindTask(ctx context.Context, cl client.Client, ns, task string) (*corev1.C
 	return tasks[0].ConfigMap, nil
 }
 
+// FinishedCampaign reads a SweepRun and its trials for a request (verb, which does what) that
+// only a finished campaign takes, and refuses it for one still running (CheckFinished).
+func FinishedCampaign(ctx context.Context, cl client.Client, ns, name, verb, does string) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+	run, err := GetSweepRun(ctx, cl, ns, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := CheckFinished(run, verb, does); err != nil {
+		return nil, nil, err
+	}
+	trials, err := Trials(ctx, cl, ns, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, trials, nil
+}
+
 // CheckFinished refuses a request (verb, which does what) that only a finished campaign takes.
 func CheckFinished(run *evalv1.SweepRun, verb, does string) error {
 	if run.Status.CompletionTime != nil {

@@ -49,14 +49,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run, err := campaigns.GetSweepRun(ctx, cl, ns, o.Name)
-	if err != nil {
-		return err
-	}
-	if err := campaigns.CheckFinished(run, "regrade", "grades the stored patches"); err != nil {
-		return err
-	}
-	trials, err := campaigns.Trials(ctx, cl, ns, o.Name)
+	run, trials, err := campaigns.FinishedCampaign(ctx, cl, ns, o.Name, "regrade", "grades the stored patches")
 	if err != nil {
 		return err
 	}

@@ -57,14 +57,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run, err := campaigns.GetSweepRun(ctx, cl, ns, o.Name)
-	if err != nil {
-		return err
-	}
-	if err := campaigns.CheckFinished(run, "retry", "reruns the failed trials"); err != nil {
-		return err
-	}
-	trials, err := campaigns.Trials(ctx, cl, ns, o.Name)
+	run, trials, err := campaigns.FinishedCampaign(ctx, cl, ns, o.Name, "retry", "reruns the failed trials")
 	if err != nil {
 		return err
 	}
