@@ -14,7 +14,8 @@ if [ "${1:-}" = --path ]; then
   exit 0
 fi
 if [ ! -x "$bin" ]; then
-  command -v npm >/dev/null || { echo "hack/azurite.sh: npm is needed (Debian: apt-get install npm)" >&2; exit 1; }
+  # A fresh machine may have no npm: install Debian's, as hack/deps.sh installs what the tests run.
+  command -v npm >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm; }
   echo "installing azurite $AZURITE_VERSION (once, into $dir)" >&2
   tmp=$(mktemp -d "$root/.cache/tools/azurite.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
