@@ -46,7 +46,7 @@ type SweepRunReconciler struct {
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;patch;deletecollection
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 
 // Reconcile gathers the campaign's changes and writes its status once.
@@ -75,6 +75,11 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	now := time.Now()
 	if st.StartTime == nil {
 		st.StartTime = &metav1.Time{Time: now}
+	}
+	// The TTL deleted the trials: the status is the campaign's record, and nothing is left to
+	// rerun or regrade.
+	if st.TrialsDeletedTime != nil {
+		return ctrl.Result{}, nil
 	}
 	if st.CompletionTime != nil {
 		if err := r.handleRetry(ctx, run, now); err != nil {
@@ -278,14 +283,20 @@ func (r *SweepRunReconciler) handleRegrade(ctx context.Context, run *evalv1.Swee
 	return nil
 }
 
-// applyTTL deletes a finished campaign once its TTL has passed.
+// applyTTL deletes a finished campaign's trials once its TTL has passed, and keeps the
+// SweepRun: deleting it would let a GitOps tool that keeps it applied create it again, which
+// reruns (and pays for) the whole campaign.
 func (r *SweepRunReconciler) applyTTL(ctx context.Context, run *evalv1.SweepRun, now time.Time) (ctrl.Result, error) {
 	wait, expired := campaign.Expiry(run, now)
 	if !expired {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	err := r.Delete(ctx, run, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := r.DeleteAllOf(ctx, &evalv1.TaskTrial{}, client.InNamespace(run.Namespace),
+		client.MatchingLabels{evalv1.LabelSweepRun: run.Name}, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		return ctrl.Result{}, err
+	}
+	run.Status.TrialsDeletedTime = &metav1.Time{Time: now}
+	return ctrl.Result{}, nil
 }
 
 // SetupWithManager watches campaigns, their trials, and task ConfigMaps (a catalogue applied

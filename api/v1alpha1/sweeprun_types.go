@@ -63,8 +63,11 @@ type SweepRunSpec struct {
 	// Suspend stops creating trials; running trials finish.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
-	// TTLSecondsAfterFinished deletes the SweepRun (and its trials) this long after it finished.
-	// The records in the artifact store stay.
+	// TTLSecondsAfterFinished deletes the campaign's TaskTrials (their Jobs, Pods and result
+	// Secrets with them) this long after it finished. The SweepRun stays, with its summary in
+	// status (score, counts, status.record) and status.trialsDeletedTime, so a GitOps tool
+	// that keeps it applied finds it finished and never recreates and reruns it; the records in
+	// the artifact store stay too. Delete the SweepRun itself to remove it.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
@@ -124,6 +127,10 @@ type TrialCounts struct {
 type SweepRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// TrialsDeletedTime is when spec.ttlSecondsAfterFinished deleted the campaign's trials;
+	// the status above stays as it was at completion, and nothing reruns or regrades after it.
+	// +optional
+	TrialsDeletedTime *metav1.Time `json:"trialsDeletedTime,omitempty"`
 	// +optional
 	// +listType=map
 	// +listMapKey=type

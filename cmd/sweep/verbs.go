@@ -181,6 +181,7 @@ func newRunCmd(kube *clioptions.Cluster) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&o.File, "filename", "f", "", "the SweepRun manifest (YAML or JSON; - for stdin)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until it finishes")
+	cmd.Flags().BoolVar(&o.ForceConflicts, "force-conflicts", false, "take fields another field manager (a GitOps tool) owns, as kubectl apply --server-side --force-conflicts does")
 	o.Print.AddFlags(cmd)
 	return cmd
 }

@@ -92,6 +92,10 @@ func (w *runWrapper) names(n ...string) *runWrapper {
 }
 func (w *runWrapper) attempts(n int32) *runWrapper    { w.Spec.Attempts = n; return w }
 func (w *runWrapper) parallelism(n int32) *runWrapper { w.Spec.Parallelism = n; return w }
+func (w *runWrapper) ttl(seconds int32) *runWrapper {
+	w.Spec.TTLSecondsAfterFinished = &seconds
+	return w
+}
 func (w *runWrapper) retries(n int32) *runWrapper {
 	w.Spec.RetryPolicy.InfrastructureRetries = n
 	return w

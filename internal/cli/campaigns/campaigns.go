@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,11 +35,15 @@ func GetSweepRun(ctx context.Context, cl client.Client, ns, name string) (*evalv
 
 // Trials lists a campaign's TaskTrials (label eval.sweep.dev/sweep-run), in task and
 // attempt order: each attempt's final result (campaign.FinalTrials), as the campaign scores
-// it; trials a `sweep retry` rerun superseded are left out.
-func Trials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.TaskTrial, error) {
+// it; trials a `sweep retry` rerun superseded are left out. A campaign whose trials its TTL
+// deleted is refused, with where its records are.
+func Trials(ctx context.Context, cl client.Client, run *evalv1.SweepRun) ([]evalv1.TaskTrial, error) {
+	if err := CheckTrialsKept(run); err != nil {
+		return nil, err
+	}
 	list := &evalv1.TaskTrialList{}
-	if err := cl.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelSweepRun: name}); err != nil {
-		return nil, fmt.Errorf("listing the tasktrials of sweeprun %q in namespace %q: %w", name, ns, err)
+	if err := cl.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{evalv1.LabelSweepRun: run.Name}); err != nil {
+		return nil, fmt.Errorf("listing the tasktrials of sweeprun %q in namespace %q: %w", run.Name, run.Namespace, err)
 	}
 	sort.Slice(list.Items, func(i, j int) bool {
 		a, b := list.Items[i].Spec, list.Items[j].Spec
@@ -101,11 +107,26 @@ func FinishedCampaign(ctx context.Context, cl client.Client, ns, name, verb, doe
 	if err := CheckFinished(run, verb, does); err != nil {
 		return nil, nil, err
 	}
-	trials, err := Trials(ctx, cl, ns, name)
+	trials, err := Trials(ctx, cl, run)
 	if err != nil {
 		return nil, nil, err
 	}
 	return run, trials, nil
+}
+
+// CheckTrialsKept refuses a campaign whose trials spec.ttlSecondsAfterFinished deleted: its
+// summary is in its status, its records in the artifact store.
+func CheckTrialsKept(run *evalv1.SweepRun) error {
+	deleted := run.Status.TrialsDeletedTime
+	if deleted == nil {
+		return nil
+	}
+	where := "it had no artifact store, so only its status is left (kubectl get sweeprun " + run.Name + " -n " + run.Namespace + " -o yaml)"
+	if rec := run.Status.Record; rec != nil && rec.Store != "" {
+		where = fmt.Sprintf("its records are in the artifact store: sweep info %s/%s", strings.TrimSuffix(rec.Store, "/"), rec.Folder)
+	}
+	return fmt.Errorf("sweeprun %s in namespace %s has no trials: spec.ttlSecondsAfterFinished deleted them at %s; %s",
+		run.Name, run.Namespace, deleted.UTC().Format(time.RFC3339), where)
 }
 
 // CheckFinished refuses a request (verb, which does what) that only a finished campaign takes.

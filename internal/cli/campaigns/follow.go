@@ -27,7 +27,7 @@ func Follow(ctx context.Context, cl client.Client, ns, name string, show func(pr
 		if err != nil {
 			return nil, nil, err
 		}
-		trials, err := Trials(ctx, cl, ns, name)
+		trials, err := Trials(ctx, cl, run)
 		if err != nil {
 			return nil, nil, err
 		}

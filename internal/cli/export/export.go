@@ -47,7 +47,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	trials, err := campaigns.Trials(ctx, cl, ns, run.Name)
+	trials, err := campaigns.Trials(ctx, cl, run)
 	if err != nil {
 		return err
 	}

@@ -144,10 +144,11 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 		if err != nil {
 			return nil, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
 		}
-		if _, err := campaigns.GetSweepRun(ctx, cl, ns, arg); err != nil {
+		run, err := campaigns.GetSweepRun(ctx, cl, ns, arg)
+		if err != nil {
 			return nil, fmt.Errorf("%w (%s is not a directory either)", err, arg)
 		}
-		items, err := campaigns.Trials(ctx, cl, ns, arg)
+		items, err := campaigns.Trials(ctx, cl, run)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
@@ -173,4 +175,46 @@ func TestRunOutputFormats(t *testing.T) {
 	*printer.Print.OutputFormat = "name"
 	_, _, err = clitest.Execute(context.Background(), &run.Options{Cluster: srv.Cluster(ns), File: file, Print: printer, Watch: true})
 	sweeptest.ErrorContains(t, err, "flags -o/--output and --watch")
+}
+
+// A field a GitOps tool applied is its own: sweep run refuses to change it unless told to
+// take it, and leaves the tool's other fields alone.
+func TestRunKeepsAnotherManagersFields(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	ctx := context.Background()
+	gitops := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(strings.Replace(manifest, "attempts: 2", "attempts: 2\n  parallelism: 4", 1)), &gitops.Object); err != nil {
+		t.Fatal(err)
+	}
+	gitops.SetNamespace(ns)
+	if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(gitops), client.FieldOwner("kustomize-controller")); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(o *run.Options) (string, error) {
+		o.Cluster = clitest.Cluster(srv.Kubeconfig, ns)
+		out, _, err := clitest.Execute(ctx, o)
+		return out, err
+	}
+	changed := writeManifest(t, strings.Replace(manifest, "attempts: 2", "attempts: 2\n  parallelism: 6", 1))
+	_, err := apply(&run.Options{File: changed})
+	sweeptest.ErrorContains(t, err, "applying sweeprun nightly in namespace "+ns, `conflict with "kustomize-controller"`, ".spec.parallelism",
+		"another field manager (a GitOps tool, or kubectl) owns those fields", "pass --force-conflicts to take them")
+	got := &evalv1.SweepRun{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: "nightly"}, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Parallelism != 4 {
+		t.Errorf("a refused apply changed parallelism to %d", got.Spec.Parallelism)
+	}
+	out, err := apply(&run.Options{File: changed, ForceConflicts: true})
+	if want := "sweeprun.eval.sweep.dev/nightly configured in namespace " + ns + "\n"; err != nil || out != want {
+		t.Errorf("with --force-conflicts: %q, %v; want %q", out, err, want)
+	}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: "nightly"}, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Parallelism != 6 {
+		t.Errorf("parallelism = %d after --force-conflicts, want 6", got.Spec.Parallelism)
+	}
 }

@@ -28,6 +28,9 @@ type Options struct {
 	File string
 	// Watch follows the campaign until it finishes.
 	Watch bool
+	// ForceConflicts takes the fields another manager owns (a GitOps tool's, say), as
+	// kubectl apply --server-side --force-conflicts does; without it such a change is refused.
+	ForceConflicts bool
 	// Print is -o: nil or empty prints one line saying what apply did.
 	Print *clioptions.ObjectPrintFlags
 
@@ -69,7 +72,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := checkBugs(ctx, cl, obj); err != nil {
 		return fmt.Errorf("sweeprun %s in namespace %s from %s, not applied: %w", obj.GetName(), obj.GetNamespace(), o.File, err)
 	}
-	outcome, err := applySweepRun(ctx, cl, obj)
+	outcome, err := applySweepRun(ctx, cl, obj, o.ForceConflicts)
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("applying sweeprun %s in namespace %s from %s: %w: another field manager (a GitOps tool, or kubectl) owns those fields; change them where that manager takes them from, or pass --force-conflicts to take them (that manager may set them back)",
+			obj.GetName(), obj.GetNamespace(), o.File, err)
+	}
 	if err != nil {
 		return fmt.Errorf("applying sweeprun %s in namespace %s from %s: %w", obj.GetName(), obj.GetNamespace(), o.File, campaigns.CreateHint(err))
 	}
@@ -136,9 +143,10 @@ func checkBugs(ctx context.Context, cl client.Client, obj *unstructured.Unstruct
 // fieldManager owns the fields sweep applies.
 const fieldManager = "sweep"
 
-// applySweepRun applies obj server-side and says whether it was created, changed or already
+// applySweepRun applies obj server-side as the field manager "sweep", taking fields other
+// managers own only when force is set, and says whether it was created, changed or already
 // so. A manifest with only generateName is created: apply needs a name.
-func applySweepRun(ctx context.Context, cl client.Client, obj *unstructured.Unstructured) (string, error) {
+func applySweepRun(ctx context.Context, cl client.Client, obj *unstructured.Unstructured, force bool) (string, error) {
 	if obj.GetName() == "" {
 		return "created", cl.Create(ctx, obj, client.FieldOwner(fieldManager))
 	}
@@ -149,7 +157,11 @@ func applySweepRun(ctx context.Context, cl client.Client, obj *unstructured.Unst
 		return "", err
 	}
 	existed := err == nil
-	if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
+	opts := []client.ApplyOption{client.FieldOwner(fieldManager)}
+	if force {
+		opts = append(opts, client.ForceOwnership)
+	}
+	if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), opts...); err != nil {
 		return "", err
 	}
 	switch {

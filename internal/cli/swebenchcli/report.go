@@ -61,7 +61,7 @@ func runReport(ctx context.Context, cl client.Client, ns, name string, attempt i
 	if err != nil {
 		return swebench.CampaignReport{}, 0, err
 	}
-	trials, err := campaigns.Trials(ctx, cl, ns, run.Name)
+	trials, err := campaigns.Trials(ctx, cl, run)
 	if err != nil {
 		return swebench.CampaignReport{}, 0, err
 	}
