@@ -63,9 +63,16 @@ type Pod struct {
 
 // Stage is one observation of a stage.
 type Stage struct {
-	Stage       podcontract.Stage
-	Now         time.Time
-	JobCreated  time.Time
+	Stage      podcontract.Stage
+	Now        time.Time
+	JobCreated time.Time
+	// JobStarted is when the Job last started running (its status.startTime): for a Job that
+	// waited suspended in a queue (Kueue), its admission, set again at each re-admission after
+	// an eviction. Zero until the Job controller set it.
+	JobStarted time.Time
+	// Suspended: the Job waits for admission (created suspended for a queue, or suspended
+	// again by an eviction or preemption); its time there is not the stage's.
+	Suspended   bool
 	JobComplete bool
 	JobFailed   bool
 	// JobFailureReason is the Job's Failed condition reason (DeadlineExceeded, PodFailurePolicy,
@@ -80,8 +87,18 @@ type Stage struct {
 	// termination message was rejected.
 	Summary      *podcontract.Summary
 	SummaryError error
-	// StartTimeout bounds the time from Job creation to the main container starting.
+	// StartTimeout bounds the time from the Job's start (StartClock) to the main container
+	// starting.
 	StartTimeout time.Duration
+}
+
+// StartClock is when the start timeout began: the Job's last start when the Job controller
+// recorded one (a queued Job's admission), else its creation.
+func (s Stage) StartClock() time.Time {
+	if s.JobStarted.After(s.JobCreated) {
+		return s.JobStarted
+	}
+	return s.JobCreated
 }
 
 // Finished reports whether the Job ended.
@@ -167,7 +184,7 @@ func podMessage(p *Pod) string {
 }
 
 func startTimeout(s Stage) (Verdict, bool) {
-	if s.Finished() || s.StartTimeout <= 0 || (s.Pod != nil && s.Pod.Started) || s.Now.Sub(s.JobCreated) < s.StartTimeout {
+	if s.Finished() || s.Suspended || s.StartTimeout <= 0 || (s.Pod != nil && s.Pod.Started) || s.Now.Sub(s.StartClock()) < s.StartTimeout {
 		return Verdict{}, false
 	}
 	msg := fmt.Sprintf("the %s container did not start within %s", s.Stage, s.StartTimeout)

@@ -41,6 +41,21 @@ func TestClassify(t *testing.T) {
 			s.Now = t0.Add(11 * time.Minute)
 			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "verifier", Reason: "ContainerCreating"}}}
 		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.EnvironmentStartTimeout, Message: "the verifier container did not start within 10m0s; verifier: ContainerCreating "}},
+		"an hour in a queue is not the stage's": {st: agent, obs: func(s *Stage) {
+			s.Now, s.Suspended = t0.Add(time.Hour), true
+		}, want: Verdict{}},
+		"admitted from a queue: the timeout counts from admission": {st: agent, obs: func(s *Stage) {
+			s.Now, s.JobStarted = t0.Add(time.Hour), t0.Add(55*time.Minute)
+			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "agent", Reason: "ContainerCreating"}}}
+		}, want: Verdict{}},
+		"admitted from a queue and never started": {st: agent, obs: func(s *Stage) {
+			s.Now, s.JobStarted = t0.Add(time.Hour), t0.Add(45*time.Minute)
+			s.Pod = &Pod{Waiting: []ContainerWaiting{{Container: "agent", Reason: "ContainerCreating"}}}
+		}, want: Verdict{Done: true, Class: ClassInfrastructure, Reason: reasons.EnvironmentStartTimeout, Message: "the agent container did not start within 10m0s; agent: ContainerCreating "}},
+		"evicted back to the queue: waits for re-admission": {st: agent, obs: func(s *Stage) {
+			s.Now, s.Suspended = t0.Add(time.Hour), true
+			s.Pod = &Pod{Started: true, Reason: "Terminating"}
+		}, want: Verdict{}},
 		"evicted pod failed the job": {st: agent, obs: func(s *Stage) {
 			s.JobFailed = true
 			s.Pod = &Pod{Reason: "Evicted", Message: "node low on memory"}

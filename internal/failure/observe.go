@@ -13,7 +13,11 @@ import (
 // ObserveJob is what a stage's Job shows at now: when it was created, and whether and how it
 // ended.
 func ObserveJob(stage podcontract.Stage, job *batchv1.Job, now time.Time, startTimeout time.Duration) Stage {
-	obs := Stage{Stage: stage, Now: now, JobCreated: job.CreationTimestamp.Time, StartTimeout: startTimeout}
+	obs := Stage{Stage: stage, Now: now, JobCreated: job.CreationTimestamp.Time, StartTimeout: startTimeout,
+		Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
+	if job.Status.StartTime != nil {
+		obs.JobStarted = job.Status.StartTime.Time
+	}
 	for _, c := range job.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
 			continue
@@ -117,14 +121,14 @@ func collectorMessage(pod *corev1.Pod) string {
 
 // RecheckAfter is when to look at a stage that is not done again: soon when its Job has
 // finished but the Pod's final status is not in yet, when its start timeout would expire
-// while the main container has not started, and not at all (0) once it runs, since Job and
-// Pod events wake the trial for the rest.
+// while the main container has not started, and not at all (0) once it runs or while its Job
+// waits for admission, since Job and Pod events wake the trial for the rest.
 func (s Stage) RecheckAfter() time.Duration {
 	if s.Finished() {
 		return time.Second
 	}
-	if s.Pod != nil && s.Pod.Started {
+	if s.Suspended || (s.Pod != nil && s.Pod.Started) {
 		return 0
 	}
-	return max(s.JobCreated.Add(s.StartTimeout).Sub(s.Now), time.Second)
+	return max(s.StartClock().Add(s.StartTimeout).Sub(s.Now), time.Second)
 }

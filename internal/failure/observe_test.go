@@ -20,6 +20,8 @@ func TestObserveJob(t *testing.T) {
 	base := Stage{Stage: podcontract.StageAgent, Now: t0.Add(time.Hour), JobCreated: t0, StartTimeout: time.Minute}
 	cases := map[string]struct {
 		conditions []batchv1.JobCondition
+		suspended  bool
+		started    time.Time
 		want       func(*Stage)
 	}{
 		"running": {},
@@ -30,10 +32,17 @@ func TestObserveJob(t *testing.T) {
 				s.JobFailed, s.JobFailureReason, s.JobFailureMessage, s.JobFinishedAt = true, "DeadlineExceeded", "m", t0.Add(time.Minute)
 			}},
 		"false conditions are not outcomes": {conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionFalse, "x"), cond(batchv1.JobSuspended, corev1.ConditionTrue, "")}},
+		"waits in a queue":                  {suspended: true, want: func(s *Stage) { s.Suspended = true }},
+		"admitted from a queue": {started: t0.Add(20 * time.Minute),
+			want: func(s *Stage) { s.JobStarted = t0.Add(20 * time.Minute) }},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(t0)}, Status: batchv1.JobStatus{Conditions: tc.conditions}}
+			job.Spec.Suspend = &tc.suspended
+			if !tc.started.IsZero() {
+				job.Status.StartTime = &metav1.Time{Time: tc.started}
+			}
 			want := base
 			if tc.want != nil {
 				tc.want(&want)
@@ -161,6 +170,9 @@ func TestRecheckAfter(t *testing.T) {
 		"running main container":           {stage: Stage{Pod: &Pod{Started: true}}, want: 0},
 		"waits for the start timeout":      {stage: Stage{Now: t0.Add(time.Minute), JobCreated: t0, StartTimeout: 10 * time.Minute}, want: 9 * time.Minute},
 		"start timeout due: soon":          {stage: Stage{Now: t0.Add(time.Hour), JobCreated: t0, StartTimeout: 10 * time.Minute}, want: time.Second},
+		"waiting for admission: no timer":  {stage: Stage{Now: t0.Add(time.Hour), JobCreated: t0, StartTimeout: 10 * time.Minute, Suspended: true}, want: 0},
+		"admitted late: counts from admission": {stage: Stage{Now: t0.Add(time.Hour), JobCreated: t0, JobStarted: t0.Add(55 * time.Minute), StartTimeout: 10 * time.Minute},
+			want: 5 * time.Minute},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
