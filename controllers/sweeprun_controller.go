@@ -117,6 +117,12 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
 	st.Record = jobRecord(r.Stores, run, all)
 
+	if token, ok := campaign.PendingResume(run); ok {
+		campaign.Resume(run, token, now)
+	}
+	if trip := campaign.CheckGuard(run, trials, len(plan)); trip != nil {
+		campaign.Trip(run, *trip, now)
+	}
 	decision := campaign.Decide(run, missing, len(plan))
 	// A bug subset no trial can grade fails the campaign before its first trial; spec.tasks
 	// is immutable, so the refusal is final. A campaign with trials already goes on as it is.
@@ -125,7 +131,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	}
 	if !decision.WaitForTasks && !decision.Complete {
 		exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
-		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend) {
+		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend || st.Guard.Holds()) {
 			if err := r.createTrial(ctx, run, p); err != nil {
 				return ctrl.Result{}, err
 			}

@@ -29,6 +29,9 @@ const (
 	// finished campaign's final trials again, with the catalogue's current verifier, without
 	// running the agents: each new value is one request, handled once (status.regrade.token).
 	AnnotationRegrade = "eval.sweep.dev/regrade"
+	// AnnotationResume on a SweepRun its guard suspended asks its controller to start trials
+	// again: a new value (any token, `sweep resume` writes a timestamp) resumes it once.
+	AnnotationResume = "eval.sweep.dev/resume"
 
 	AnnotationAgentImage    = "eval.sweep.dev/agent-image"
 	AnnotationVerifierImage = "eval.sweep.dev/verifier-image"

@@ -47,6 +47,10 @@ type SweepRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	RetryPolicy RetryPolicy `json:"retryPolicy"`
+	// Guard suspends a campaign that only fails on infrastructure.
+	// +kubebuilder:default={}
+	// +optional
+	Guard GuardPolicy `json:"guard"`
 	// +optional
 	Timeouts *TimeoutPolicy `json:"timeouts,omitempty"`
 	// +optional
@@ -169,6 +173,10 @@ type SweepRunStatus struct {
 	// Retry is the last retry request (annotation eval.sweep.dev/retry) the controller handled.
 	// +optional
 	Retry *RetryStatus `json:"retry,omitempty"`
+	// Guard is set once spec.guard suspended the campaign, and says why and whether a resume
+	// (annotation eval.sweep.dev/resume) released it.
+	// +optional
+	Guard *GuardStatus `json:"guard,omitempty"`
 	// Regrade is the last regrade request (annotation eval.sweep.dev/regrade) the controller
 	// handled; its reasons are empty.
 	// +optional
@@ -260,3 +268,37 @@ type SweepRunList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []SweepRun `json:"items"`
 }
+
+// GuardPolicy stops a campaign from paying for trials the cluster fails one after another (a
+// broken image, a wrong endpoint, a quota).
+type GuardPolicy struct {
+	// InfrastructureFailures suspends the campaign when its last this many finished trials all
+	// ended Error on infrastructure, their retries spent: no new trials start, running ones
+	// finish, until `sweep resume`. 0 turns the guard off.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	InfrastructureFailures int32 `json:"infrastructureFailures"`
+}
+
+// GuardStatus is what the guard did.
+type GuardStatus struct {
+	// SuspendedTime is when the guard suspended the campaign; empty once a resume released it.
+	// +optional
+	SuspendedTime *metav1.Time `json:"suspendedTime,omitempty"`
+	// Reason is the most common reason of the failures that tripped it, and Message what it
+	// saw and what to do.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	// ResumeToken is the last resume request (annotation eval.sweep.dev/resume) handled, at
+	// ResumedTime; only trials finished after it count toward the guard again.
+	// +optional
+	ResumeToken string `json:"resumeToken,omitempty"`
+	// +optional
+	ResumedTime *metav1.Time `json:"resumedTime,omitempty"`
+}
+
+// Holds reports whether the guard keeps the campaign suspended.
+func (g *GuardStatus) Holds() bool { return g != nil && g.SuspendedTime != nil }

@@ -38,7 +38,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	walk(newRootCmd())
-	for _, verb := range [][]string{{"info"}, {"compare"}, {"export"}, {"eval"}, {"run"}, {"watch"}, {"infra", "doctor"}, {"tasks", "bundle"}, {"tasks", "images"}, {"tasks", "check"}, {"tasks", "validate"}, {"version"}, {"get"}, {"retry"}, {"regrade"}} {
+	for _, verb := range [][]string{{"info"}, {"compare"}, {"export"}, {"eval"}, {"run"}, {"watch"}, {"infra", "doctor"}, {"tasks", "bundle"}, {"tasks", "images"}, {"tasks", "check"}, {"tasks", "validate"}, {"version"}, {"get"}, {"retry"}, {"resume"}, {"regrade"}} {
 		out, _, err := execute(t, append(verb, "--help")...)
 		if err != nil || !strings.Contains(out, "Usage:\n  sweep "+strings.Join(verb, " ")) {
 			t.Errorf("sweep %s --help: %v\n%s", strings.Join(verb, " "), err, out)

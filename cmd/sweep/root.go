@@ -28,6 +28,7 @@ func newRootCmd() *cobra.Command {
 			"  sweep info NAME --per-task                         SWE-sweep's report of a campaign\n" +
 			"  sweep retry NAME --watch                           rerun its infrastructure failures in place\n" +
 			"  sweep regrade NAME --watch                         grade its stored patches again, no agents\n" +
+			"  sweep resume NAME                                  start trials again after its guard stopped it\n" +
 			"  sweep compare A B                                  two campaigns or job directories, task by task\n" +
 			"  sweep logs TRIAL -f                                a trial's agent log, from its Pod or its record\n" +
 			"  sweep export NAME -o jobs/NAME                     its results in Harbor's job layout",
@@ -44,7 +45,7 @@ func newRootCmd() *cobra.Command {
 		}
 	})
 	root.AddCommand(newTasksCmd(kube), newInfoCmd(kube), newCompareCmd(kube), newExportCmd(kube), newEvalCmd(kube), newRunCmd(kube), newWatchCmd(kube), newInfraCmd(kube))
-	root.AddCommand(newSwebenchCmd(kube), newGetCmd(kube), newVersionCmd(kube), newRetryCmd(kube), newRegradeCmd(kube), newLogsCmd(kube))
+	root.AddCommand(newSwebenchCmd(kube), newGetCmd(kube), newVersionCmd(kube), newRetryCmd(kube), newResumeCmd(kube), newRegradeCmd(kube), newLogsCmd(kube))
 	addCompletions(root, kube)
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/cli/infra"
 	"github.com/swe-sweep/sweep-operator/internal/cli/regrade"
+	"github.com/swe-sweep/sweep-operator/internal/cli/resume"
 	"github.com/swe-sweep/sweep-operator/internal/cli/retry"
 	"github.com/swe-sweep/sweep-operator/internal/cli/run"
 	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
@@ -102,6 +103,23 @@ func newRetryCmd(kube *clioptions.Cluster) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.Reasons, "reason", nil, "rerun only the trials that ended with these reasons (comma-separated)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "follow the campaign until the reruns end")
 	return cmd
+}
+
+func newResumeCmd(kube *clioptions.Cluster) *cobra.Command {
+	o := &resume.Options{Cluster: kube}
+	return &cobra.Command{
+		Use:   "resume NAME",
+		Short: "Start trials again in a campaign its guard suspended",
+		Long: "resume releases the SweepRun NAME that spec.guard suspended because its last trials all\n" +
+			"failed on infrastructure (status.guard says which reason): fix the cause first. New trials\n" +
+			"start again, and the guard counts only the failures that follow. The request is the\n" +
+			"SweepRun's eval.sweep.dev/resume annotation with a fresh value, so applying the campaign's\n" +
+			"manifest again does not undo or repeat it. A campaign suspended by spec.suspend resumes\n" +
+			"when that field is false.",
+		Example: "  sweep resume nightly -n evals && sweep watch nightly -n evals",
+		Args:    cobra.ExactArgs(1),
+		RunE:    runOptions(o),
+	}
 }
 
 func newRegradeCmd(kube *clioptions.Cluster) *cobra.Command {

@@ -99,6 +99,7 @@ func argCompletions(kube *clioptions.Cluster) map[string]cobra.CompletionFunc {
 		"export":          sweepRun,
 		"watch":           sweepRun,
 		"retry":           sweepRun,
+		"resume":          sweepRun,
 		"regrade":         sweepRun,
 		"swebench report": sweepRun,
 		"eval":            completion.Positional(completion.Names(kube, completion.Tasks, cobra.ShellCompDirectiveNoFileComp), completion.Files),

@@ -34,6 +34,7 @@ func TestArgumentCounts(t *testing.T) {
 		{[]string{"version", "extra"}, `unknown command "extra" for "sweep version"`},
 		{[]string{"get"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"retry"}, "accepts 1 arg(s), received 0"},
+		{[]string{"resume"}, "accepts 1 arg(s), received 0"},
 		{[]string{"regrade", "a", "b"}, "accepts 1 arg(s), received 2"},
 		{[]string{"logs"}, "accepts 1 arg(s), received 0"},
 	} {

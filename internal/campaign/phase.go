@@ -68,10 +68,14 @@ func Decide(run *evalv1.SweepRun, missing []string, planned int) Decision {
 		return Decision{Phase: evalv1.SweepRunSuspend, Set: []metav1.Condition{
 			cond(evalv1.SweepRunSuspended, metav1.ConditionTrue, reasons.Suspended, "spec.suspend is true: no new trials start; running trials finish"),
 		}}
+	case st.Guard.Holds():
+		return Decision{Phase: evalv1.SweepRunSuspend, Set: []metav1.Condition{
+			cond(evalv1.SweepRunSuspended, metav1.ConditionTrue, reasons.InfrastructureFailing, st.Guard.Message),
+		}}
 	}
 	d := Decision{Phase: evalv1.SweepRunRunning}
 	if meta.IsStatusConditionTrue(st.Conditions, evalv1.SweepRunSuspended) {
-		d.Set = append(d.Set, cond(evalv1.SweepRunSuspended, metav1.ConditionFalse, reasons.Resumed, "spec.suspend is false"))
+		d.Set = append(d.Set, cond(evalv1.SweepRunSuspended, metav1.ConditionFalse, reasons.Resumed, "spec.suspend is false and spec.guard does not hold it"))
 	}
 	d.Set = append(d.Set, cond(evalv1.SweepRunProgressing, metav1.ConditionTrue, reasons.TrialsRunning,
 		fmt.Sprintf("%s trials finished, %d running", st.Progress, st.Trials.Running+st.Trials.Verifying)))
@@ -117,6 +121,10 @@ func Standing(run *evalv1.SweepRun, stall *InfrastructureStall) readiness.Verdic
 	case evalv1.SweepRunPending:
 		return from(readiness.Stalled, evalv1.SweepRunProgressing, reasons.TasksNotFound)
 	case evalv1.SweepRunSuspend:
+		// A campaign the guard suspended cannot progress until someone fixes the cluster.
+		if st.Guard.Holds() && !run.Spec.Suspend {
+			return from(readiness.Stalled, evalv1.SweepRunSuspended, reasons.InfrastructureFailing)
+		}
 		if Unfinished(st.Trials) > 0 {
 			return from(readiness.Reconciling, evalv1.SweepRunSuspended, reasons.Suspended)
 		}

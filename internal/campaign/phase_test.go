@@ -41,7 +41,7 @@ func TestDecide(t *testing.T) {
 		"suspended": {planned: 4, suspend: true, status: evalv1.SweepRunStatus{Trials: running, Progress: "1/4"}, want: Decision{Phase: evalv1.SweepRunSuspend, Set: []metav1.Condition{
 			condition(evalv1.SweepRunSuspended, metav1.ConditionTrue, reasons.Suspended, "spec.suspend is true: no new trials start; running trials finish")}}},
 		"resumed": {planned: 4, status: evalv1.SweepRunStatus{Trials: running, Progress: "1/4", Conditions: suspendedTrue}, want: Decision{Phase: evalv1.SweepRunRunning, Set: []metav1.Condition{
-			condition(evalv1.SweepRunSuspended, metav1.ConditionFalse, reasons.Resumed, "spec.suspend is false"),
+			condition(evalv1.SweepRunSuspended, metav1.ConditionFalse, reasons.Resumed, "spec.suspend is false and spec.guard does not hold it"),
 			condition(evalv1.SweepRunProgressing, metav1.ConditionTrue, reasons.TrialsRunning, "1/4 trials finished, 2 running")}}},
 		"succeeded": {planned: 4, status: evalv1.SweepRunStatus{Trials: finished, Progress: "4/4", GradedTrials: 3, EvaluationFailures: 1, Score: "0.5000", BugsTotal: 6},
 			want: Decision{Phase: evalv1.SweepRunSucceeded, Complete: true, Remove: []string{evalv1.SweepRunSuspended}, Set: []metav1.Condition{

@@ -28,14 +28,25 @@ type InfrastructureStall struct {
 // Failed (a verifier's failure, not the cluster's) or is an invalid task. Trials finished at
 // the same time are ordered by name.
 func FindInfrastructureStall(trials []evalv1.TaskTrial) *InfrastructureStall {
+	names, why, ok := lastInfrastructureErrors(trials, StallTrials, time.Time{})
+	if !ok {
+		return nil
+	}
+	return &InfrastructureStall{Trials: names, Reasons: why}
+}
+
+// lastInfrastructureErrors are the names and reasons of the last n trials that finished after
+// since, the most recent last, when there are n and all ended Error on infrastructure (not an
+// invalid task). Trials finished at the same time are ordered by name.
+func lastInfrastructureErrors(trials []evalv1.TaskTrial, n int, since time.Time) (names, why []string, ok bool) {
 	var finished []*evalv1.TaskTrial
 	for i := range trials {
-		if trials[i].Status.Phase.Finished() {
+		if trials[i].Status.Phase.Finished() && (since.IsZero() || completedAt(&trials[i]).After(since)) {
 			finished = append(finished, &trials[i])
 		}
 	}
-	if len(finished) < StallTrials {
-		return nil
+	if len(finished) < n {
+		return nil, nil, false
 	}
 	slices.SortFunc(finished, func(a, b *evalv1.TaskTrial) int {
 		if c := completedAt(a).Compare(completedAt(b)); c != 0 {
@@ -43,15 +54,14 @@ func FindInfrastructureStall(trials []evalv1.TaskTrial) *InfrastructureStall {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	stall := &InfrastructureStall{}
-	for _, t := range finished[len(finished)-StallTrials:] {
+	for _, t := range finished[len(finished)-n:] {
 		if t.Status.Phase != evalv1.TrialError || t.Status.Reason == reasons.InvalidTask {
-			return nil
+			return nil, nil, false
 		}
-		stall.Trials = append(stall.Trials, t.Name)
-		stall.Reasons = append(stall.Reasons, t.Status.Reason)
+		names = append(names, t.Name)
+		why = append(why, t.Status.Reason)
 	}
-	return stall
+	return names, why, true
 }
 
 func completedAt(t *evalv1.TaskTrial) time.Time {
