@@ -91,9 +91,9 @@ func TestEvalScriptsMatchTheOfficialOnes(t *testing.T) {
 			want    string
 		}{{V41, g.V41}, {V5, g.V5}} {
 			t.Run(file+"/"+string(tc.version), func(t *testing.T) {
-				cfg, err := SpecGradingConfig(g.Instance, tc.version)
-				if err != nil {
-					t.Fatal(err)
+				cfg, carried, err := SpecGradingConfig(g.Instance, tc.version)
+				if err != nil || !carried {
+					t.Fatalf("spec carried %v, error %v", carried, err)
 				}
 				in := GraderInput{Instance: g.Instance, Config: cfg, Version: tc.version}
 				got, guards := withoutGuardLines(t, in.EvalScript(DefaultWorkdir))

@@ -20,37 +20,37 @@ import (
 //
 // pre_install never is part of an official eval script (it runs when the image is built). A 5.x
 // instance with its own eval_script needs no spec: the script is the dataset's. A repository no
-// official map names is refused with the list of known ones; so is a version v4.1.0's specs do
-// not have. The errors name the instance and the field.
-func SpecGradingConfig(inst Instance, v GradingVersion) (GradingConfig, error) {
-	cfg := GradingConfig{GradingVersion: string(v)}
-	repo, known := specs.Lookup(inst.Repo)
-	ownScript := v == V5 && inst.EvalScript != ""
-	if !known && !(ownScript && inst.LogParser != "") {
-		// 5.0.1 grades an instance from its own eval_script and log_parser alone.
-		return cfg, &specs.UnknownRepoError{InstanceID: inst.InstanceID, Repo: inst.Repo}
+// official map names is refused with the list of known ones, unless the instance names its own
+// log_parser (a dataset of one's own); the error names the instance and the field. carried is
+// false when there is no spec to carry (an own eval_script, or a version v4.1.0's specs lack):
+// the grader then runs DefaultTestCommand.
+func SpecGradingConfig(inst Instance, v GradingVersion) (cfg GradingConfig, carried bool, err error) {
+	cfg = GradingConfig{GradingVersion: string(v)}
+	repo, _ := specs.Lookup(inst.Repo)
+	if !specs.Known(inst.Repo) && inst.LogParser == "" {
+		return cfg, false, &specs.UnknownRepoError{InstanceID: inst.InstanceID, Repo: inst.Repo}
 	}
-	if ownScript {
-		return cfg, nil
+	if v == V5 && inst.EvalScript != "" {
+		return cfg, false, nil
 	}
-	_, spec, err := specs.For(inst.InstanceID, inst.Repo, inst.Version)
-	if err != nil {
-		return cfg, err
+	spec, ok := repo.Versions[inst.Version]
+	if !ok {
+		return cfg, false, nil
 	}
 	if len(spec.TestCmd) == 0 {
-		return cfg, fmt.Errorf("instance %s: %s %s has no test_cmd in %s", inst.InstanceID, inst.Repo, inst.Version, spec.From)
+		return cfg, false, fmt.Errorf("instance %s: %s %s has no test_cmd in %s", inst.InstanceID, inst.Repo, inst.Version, spec.From)
 	}
 	cfg.Spec = fmt.Sprintf("%s %s, %s", inst.Repo, inst.Version, spec.From)
 	if repo.Ext == specs.ExtPython {
 		cfg.TestCommand = spec.TestCmd[0]
 		cfg.EvalCommands = spec.EvalCommands
 		cfg.Install = strings.Join(spec.Install, "\n")
-		return cfg, nil
+		return cfg, true, nil
 	}
 	none := []string{}
 	cfg.Script = ScriptCommon
 	cfg.TestCommand = strings.Join(spec.TestCmd, "\n")
 	cfg.Directives, cfg.Setup = &none, &none
 	cfg.Build = spec.Build
-	return cfg, nil
+	return cfg, true, nil
 }

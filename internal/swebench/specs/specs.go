@@ -116,15 +116,29 @@ func Lookup(repo string) (Repo, bool) {
 	return r, ok
 }
 
-// Repos lists every repository of the data file, sorted: those of v4.1.0's specs and parser
-// map and of v5.0.1's parser maps.
-func Repos() []string {
-	out := make([]string, 0, len(data.Repos))
-	for r := range data.Repos {
-		out = append(out, r)
+// KnownRepos lists the repositories some official repository → parser map names (v4.1.0's
+// MAP_REPO_TO_PARSER, v5.0.1's MAP_REPO_TO_PARSER_<language>), sorted without regard to case:
+// the repositories an instance may come from. (v4.1.0's specs also hold dbt-labs/dbt-core and
+// swe-bench/humaneval, which no map names: the official harness cannot grade them.)
+func KnownRepos() []string {
+	var out []string
+	for name, r := range data.Repos {
+		if len(r.Parsers) > 0 {
+			out = append(out, name)
+		}
 	}
-	sort.Strings(out)
+	sortFold(out)
 	return out
+}
+
+// Known says whether some official repository → parser map names repo.
+func Known(repo string) bool { return len(data.Repos[repo].Parsers) > 0 }
+
+func sortFold(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		a, b := strings.ToLower(names[i]), strings.ToLower(names[j])
+		return a < b || a == b && names[i] < names[j]
+	})
 }
 
 // MappedRepos lists the repositories the tag's repository → parser maps name, sorted.
@@ -135,7 +149,7 @@ func MappedRepos(tag string) []string {
 			out = append(out, name)
 		}
 	}
-	sort.Strings(out)
+	sortFold(out)
 	return out
 }
 
@@ -145,50 +159,16 @@ type UnknownRepoError struct {
 }
 
 func (e *UnknownRepoError) Error() string {
-	return fmt.Sprintf("instance %s: field repo: unknown repository %q: known: %s (SWE-bench v4.1.0's specs and parser map, v5.0.1's parser maps: internal/swebench/specs/specs.json)",
-		e.InstanceID, e.Repo, strings.Join(Repos(), ", "))
+	return fmt.Sprintf("instance %s: field repo: unknown repository %q: known: %s (the repositories of SWE-bench v4.1.0's specs and parser map and of v5.0.1's parser maps); for a dataset of your own, name the parser in the instance's log_parser",
+		e.InstanceID, e.Repo, strings.Join(KnownRepos(), ", "))
 }
 
-// UnknownVersionError is a version v4.1.0's specs do not have for the repository.
-type UnknownVersionError struct {
-	InstanceID, Repo, Version string
-}
-
-func (e *UnknownVersionError) Error() string {
-	r := data.Repos[e.Repo]
-	if len(r.Versions) == 0 {
-		return fmt.Sprintf("instance %s: field version: SWE-bench v4.1.0 has no specs for repository %s, so no eval script can be built for it: grade it under 5 with the dataset's own eval_script and log_parser",
-			e.InstanceID, e.Repo)
-	}
-	return fmt.Sprintf("instance %s: field version: repository %s has no version %q in SWE-bench v4.1.0's specs (%s): known: %s",
-		e.InstanceID, e.Repo, e.Version, anyFrom(r), strings.Join(versions(r), ", "))
-}
-
-// For is the spec of the repository's version; the error names the instance and the field.
-func For(instanceID, repo, version string) (Repo, Version, error) {
-	r, ok := data.Repos[repo]
-	if !ok {
-		return Repo{}, Version{}, &UnknownRepoError{InstanceID: instanceID, Repo: repo}
-	}
-	v, ok := r.Versions[version]
-	if !ok {
-		return r, Version{}, &UnknownVersionError{InstanceID: instanceID, Repo: repo, Version: version}
-	}
-	return r, v, nil
-}
-
-func versions(r Repo) []string {
+// VersionNames lists the repository's versions in v4.1.0's specs, sorted.
+func (r Repo) VersionNames() []string {
 	out := make([]string, 0, len(r.Versions))
 	for v := range r.Versions {
 		out = append(out, v)
 	}
 	slices.Sort(out)
 	return out
-}
-
-func anyFrom(r Repo) string {
-	for _, v := range versions(r) {
-		return r.Versions[v].From
-	}
-	return ""
 }
