@@ -410,7 +410,9 @@ func (f *flow) userStep(ctx context.Context, name, command string) (o graded, st
 		return o, false, err
 	}
 	built := runnerFiles{allowConftest: f.files.allowConftest, modules: f.files.modules, build: true}
-	f.ev.BuildGuard = &GuardRecord{}
+	if f.ev.BuildGuard == nil {
+		f.ev.BuildGuard = &GuardRecord{}
+	}
 	if err := guardStep(f.repo, built, before, after, f.ev.BuildGuard); err != nil {
 		return o, false, err
 	}
