@@ -228,9 +228,6 @@ const (
 // ExitCodeVar is the shell variable v5.0.1's eval script keeps the test command's status in.
 const ExitCodeVar = "SWEBENCH_TEST_EXIT_CODE"
 
-// The official heredoc delimiter of the test patch.
-const testPatchDelimiter = "EOF_114329324912"
-
 // Guard lines: what the grader's run adds to the official eval script. Each is a no-op line
 // (": '...'") in EvalScript's rendering, standing where the grader does that step; every
 // other line of the rendering is the official script's. docs/swebench.md lists them.
