@@ -217,3 +217,37 @@ func TestSpecData(t *testing.T) {
 		}
 	}
 }
+
+// A v5 instance's own eval_script is what 5 runs; 4.1 builds the script from the specs and
+// never reads it, so under 4.1 the grader directory leaves it out when the specs have the
+// version.
+func TestImportOwnEvalScriptPerVersion(t *testing.T) {
+	inst := specInstance("django/django")
+	inst["version"], inst["eval_script"], inst["log_parser"] = "3.0", "#!/bin/bash\nset -uxo pipefail\n: '>>>>> End Test Output'\n", "parse_log_django"
+	for _, tc := range []struct {
+		version    swebench.GradingVersion
+		wantScript bool
+		wantSpec   string
+	}{
+		{swebench.V41, false, "django/django 3.0, v4.1.0:swebench/harness/constants/python.py"},
+		{swebench.V5, true, ""},
+	} {
+		t.Run(string(tc.version), func(t *testing.T) {
+			dir := t.TempDir()
+			o := importOptions(t)
+			o.Grading = string(tc.version)
+			o.Instances = writeRecords(t, dir, "instances.jsonl", inst)
+			o.Predictions = writeRecords(t, dir, "predictions.jsonl", testPrediction(inst["instance_id"].(string), 10))
+			if _, err := execute(t, o); err != nil {
+				t.Fatal(err)
+			}
+			in, err := swebench.ReadGraderDir(filepath.Join(o.OutDir, "graders", catalogue.ResourceName(inst["instance_id"].(string))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (in.Instance.EvalScript != "") != tc.wantScript || in.Config.Spec != tc.wantSpec {
+				t.Errorf("eval_script kept %v, spec %q; want kept %v, spec %q", in.Instance.EvalScript != "", in.Config.Spec, tc.wantScript, tc.wantSpec)
+			}
+		})
+	}
+}

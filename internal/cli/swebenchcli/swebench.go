@@ -335,16 +335,20 @@ func (w *importWriter) addGraderConfigMap(t importTask) error {
 	// keeps the fix out of the cluster.
 	graded := inst
 	graded.Patch, graded.ProblemStatement = "", ""
-	instanceJSON, err := json.MarshalIndent(graded, "", "  ")
-	if err != nil {
-		return err
-	}
 	grading, carried, err := swebench.SpecGradingConfig(inst, w.o.version)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.o.Instances, err)
 	}
-	if !carried && inst.EvalScript == "" {
+	switch {
+	case carried && w.o.version == swebench.V41:
+		// v4.1.0 builds the script from the specs and never reads a dataset's eval_script.
+		graded.EvalScript = ""
+	case !carried && inst.EvalScript == "":
 		w.noSpec = append(w.noSpec, fmt.Sprintf("%s (%s %s)", inst.InstanceID, inst.Repo, inst.Version))
+	}
+	instanceJSON, err := json.MarshalIndent(graded, "", "  ")
+	if err != nil {
+		return err
 	}
 	grading.TimeoutSec = w.grading.TimeoutSec
 	gradingJSON, err := json.MarshalIndent(grading, "", "  ")
