@@ -404,8 +404,11 @@ func (g GraderInput) EvalScript(workdir string) string {
 		return g.opaqueScript()
 	}
 	opts := g.ScriptOptions(workdir)
-	p := newEvalPlan(g.Instance, opts, g.Version)
-	return p.script(pytestRunner(opts.TestCommand) != "" || (opts.TestCommand == "" && pytestRunner(DefaultTestCommand(g.Instance.Repo)) != ""))
+	cmd := opts.TestCommand
+	if cmd == "" {
+		cmd = DefaultTestCommand(g.Instance.Repo)
+	}
+	return newEvalPlan(g.Instance, opts, g.Version).script(pytestRunner(cmd) != "")
 }
 
 // opaqueScript is the instance's own eval_script as the grading version runs it: 5 records the
