@@ -112,6 +112,8 @@ type flow struct {
 	testEnv  []string
 	// pytest: the test command starts pytest, whose results come from pytestreport's channel.
 	pytest bool
+	// plan is the eval script the steps below carry out (EvalScript renders it).
+	plan evalPlan
 }
 
 func (f *flow) instanceDeadline() time.Time { return f.start.Add(f.in.Timeout()) }
@@ -119,6 +121,7 @@ func (f *flow) instanceDeadline() time.Time { return f.start.Add(f.in.Timeout())
 func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 	inst := f.in.Instance
 	f.files = runnerFiles{allowConftest: f.in.Config.AllowPatchConftest}
+	f.plan = newEvalPlan(inst, f.in.ScriptOptions(f.r.Workdir), f.in.Version)
 	env, plugins, autoload := f.pluginEnv(ctx)
 	f.testEnv, f.ev.PluginAutoload = env, autoload
 	fmt.Fprintf(f.pre, "[grader] pytest plugin autoload: %s\n", autoload)
@@ -135,7 +138,7 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 	}
 	applyStart := time.Now()
 	applyBudget, _ := testBudget(time.Until(f.instanceDeadline()), time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
-	applied, err := f.grader(ctx, "apply_patch.sh", PatchApplyScript(patchPath), f.pre, applyBudget)
+	applied, err := f.grader(ctx, "apply_patch.sh", PatchApplyScript(patchPath, f.in.Version), f.pre, applyBudget)
 	f.ev.Timings["apply_patch"] = time.Since(applyStart).Seconds()
 	if err != nil {
 		return graded{}, err
@@ -165,22 +168,26 @@ func (f *flow) run(ctx context.Context, patch []byte) (graded, error) {
 			verdict: &reward.Verdict{Reason: reasons.PatchRefused, Message: f.ev.Guard.Refused}}, nil
 	}
 	f.logGuard("the model patch")
-	for _, args := range [][]string{{"status"}, {"-c", "core.fileMode=false", "diff", f.repo.Base}} {
-		out, _ := f.repo.Git(args...) // informational, as in the official script
-		fmt.Fprintf(f.pre, "+ git %s\n%s", strings.Join(args, " "), out)
-	}
-
 	if inst.EvalScript != "" {
 		return f.opaque(ctx)
 	}
-	if f.in.Config.Install != "" {
-		if o, stop, err := f.install(ctx); err != nil || stop {
+	if f.plan.family == ScriptPython {
+		for _, args := range f.plan.informationalGit() {
+			out, _ := f.repo.Git(args...) // informational, as in the official script
+			fmt.Fprintf(f.pre, "+ git %s\n%s", strings.Join(args, " "), out)
+		}
+	}
+	if f.plan.install != "" {
+		if o, stop, err := f.userStep(ctx, "install", f.plan.install); err != nil || stop {
 			return o, err
 		}
 	}
 	tr, err := f.runTests(ctx, time.Until(f.instanceDeadline()))
 	if err != nil {
 		return graded{}, err
+	}
+	if tr.decided != nil {
+		return *tr.decided, nil
 	}
 	o, err := f.verdicts(tr)
 	if err != nil || !tr.res.TimedOut {
@@ -197,14 +204,17 @@ type testRun struct {
 	budget        time.Duration
 	// channel is what pytestreport's plugin reported, when the runner is pytest.
 	channel *channelResults
+	// decided is the instance's outcome when the build step decided it (it hung, or it wrote
+	// a runner file that cannot be put back): the tests did not run.
+	decided *graded
 }
 
-// runTests resets the test files, applies the test patch, runs the test command as the test
-// user with its output captured by the grader, and resets the test files again.
+// runTests resets the test files, applies the test patch, runs the build commands and then the
+// test command as the test user with the test command's output captured by the grader, and
+// resets the test files again.
 func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRun, error) {
 	inst := f.in.Instance
-	modified, added := patchFiles(inst.TestPatch)
-	testFiles := append(append([]string{}, modified...), added...)
+	testFiles := append(append([]string{}, f.plan.modified...), f.plan.added...)
 	if _, _, err := f.repo.resetToBase(testFiles); err != nil {
 		return testRun{}, fmt.Errorf("reset the test files: %w", err)
 	}
@@ -212,8 +222,8 @@ func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRu
 	if err := os.WriteFile(testPatch, []byte(inst.TestPatch), 0o600); err != nil {
 		return testRun{}, err
 	}
-	fmt.Fprintf(f.pre, "+ git apply -v - <<'%s'\n", heredocDelimiter(inst.TestPatch))
-	out, err := f.repo.Git("apply", "-v", testPatch)
+	fmt.Fprintf(f.pre, "+ git %s - <<'%s'\n", strings.Join(f.plan.applyTestPatch, " "), heredocDelimiter(inst.TestPatch))
+	out, err := f.repo.Git(append(append([]string{}, f.plan.applyTestPatch...), testPatch)...)
 	// A test patch that does not apply is in the log, and the tests run anyway, as officially.
 	fmt.Fprintln(f.pre, strings.TrimRight(out, "\n"))
 	if err != nil {
@@ -222,10 +232,19 @@ func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRu
 	if err := sandbox.Prepare(f.r.Workdir, f.r.TestUser); err != nil {
 		return testRun{}, fmt.Errorf("give the work tree to the test user: %w", err)
 	}
+	if len(f.plan.build) > 0 {
+		o, stop, err := f.userStep(ctx, "build", strings.Join(f.plan.build, "\n"))
+		if err != nil {
+			return testRun{}, err
+		}
+		if stop {
+			return testRun{decided: &o}, nil
+		}
+	}
 
 	tr := testRun{window: newBoundedCapture(f.r.Log, TestOutputHeadBytes, TestOutputTailBytes)}
 	tr.budget, tr.cutByDeadline = testBudget(instanceLeft, time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
-	env, extra, pluginDir := f.testEnv, []*os.File(nil), ""
+	env, extra := f.testEnv, []*os.File(nil)
 	var ch *pytestreport.Channel
 	if f.pytest {
 		// The plugin's directory is outside the tree and the grader's alone; the tests read it.
@@ -237,11 +256,11 @@ func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRu
 		if ch, err = pytestreport.Open(dir); err != nil {
 			return tr, fmt.Errorf("open the pytest result channel: %w", err)
 		}
-		env, extra, pluginDir = ch.Env(env), ch.ExtraFiles(), dir
+		env, extra = ch.Env(env), ch.ExtraFiles()
 	}
 	fmt.Fprintf(f.r.Log, "+ : '%s'\n", MarkerStartTestOutput)
 	testStart := time.Now()
-	tr.res = f.asTestUser(ctx, "eval.sh", f.testScript(pluginDir), tr.window, tr.budget, env, extra)
+	tr.res = f.asTestUser(ctx, "eval.sh", f.testScript(), tr.window, tr.budget, env, extra)
 	f.ev.Timings["eval"] += time.Since(testStart).Seconds()
 	fmt.Fprintf(f.r.Log, "+ : '%s'\n", MarkerEndTestOutput)
 	if ch != nil {
@@ -346,15 +365,18 @@ func (f *flow) rerunUnpatched(ctx context.Context, budget time.Duration) (bool, 
 	if err != nil {
 		return false, err
 	}
+	if rerun.decided != nil {
+		return false, nil // the build did not let the tests run on the unpatched tree either
+	}
 	f.ev.Rerun = &RerunRecord{Finished: !rerun.res.TimedOut, ExitCode: rerun.res.ExitCode, Seconds: steps.Seconds(rerun.res)}
 	return !rerun.res.TimedOut, nil
 }
 
-// install runs the dataset's install step on the patched tree as the test user, then puts back
-// the runner files the build wrote (a build must not write a conftest.py after the guard ran).
-// stop says the instance is graded already: the install hung, or the build changed a runner
-// file that cannot be put back (the patch is refused, as for its own changes).
-func (f *flow) install(ctx context.Context) (o graded, stop bool, err error) {
+// userStep runs the dataset's install or build step (name) on the patched tree as the test
+// user, then puts back the runner files it wrote (a build must not write a conftest.py after
+// the guard ran). stop says the instance is graded already: the step hung, or it changed a
+// runner file that cannot be put back (the patch is refused, as for its own changes).
+func (f *flow) userStep(ctx context.Context, name, command string) (o graded, stop bool, err error) {
 	if err := sandbox.Prepare(f.r.Workdir, f.r.TestUser); err != nil {
 		return o, false, fmt.Errorf("give the work tree to the test user: %w", err)
 	}
@@ -364,36 +386,38 @@ func (f *flow) install(ctx context.Context) (o graded, stop bool, err error) {
 	}
 	budget, cut := testBudget(time.Until(f.instanceDeadline()), time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
 	start := time.Now()
-	res := f.asTestUser(ctx, "install.sh", f.userScript(f.r.Workdir, f.in.Config.Install), f.pre, budget, f.testEnv, nil)
-	f.ev.Timings["install"] = time.Since(start).Seconds()
+	res := f.asTestUser(ctx, name+".sh", f.plan.userScript(f.r.Workdir, command), f.pre, budget, f.testEnv, nil)
+	f.ev.Timings[name] += time.Since(start).Seconds()
 	switch {
 	case res.StartErr != nil:
-		return o, false, fmt.Errorf("run the install step: %w", res.StartErr)
+		return o, false, fmt.Errorf("run the %s step: %w", name, res.StartErr)
 	case res.Canceled:
-		return o, false, errors.New("the install step: the grader was stopped")
+		return o, false, fmt.Errorf("the %s step: the grader was stopped", name)
 	case res.TimedOut:
-		// The install is part of the official eval script, whose timeout makes an error instance.
+		// The step is part of the official eval script, whose timeout makes an error instance.
 		f.ev.TimedOut = true
 		if hangAttribution(cut, nil) != hangOfficial {
 			f.ev.DeadlineCut = true
-			return o, false, fmt.Errorf("the verifier's deadline ended the install step after %s, before the instance's timeout of %s: not measured (raise the verifier's timeout)",
-				budget.Round(time.Second), f.in.Timeout())
+			return o, false, fmt.Errorf("the verifier's deadline ended the %s step after %s, before the instance's timeout of %s: not measured (raise the verifier's timeout)",
+				name, budget.Round(time.Second), f.in.Timeout())
 		}
 		rep := errorReport(f.in, "the tests timed out")
 		return graded{hardened: rep, official: rep}, true, nil
 	}
-	// As officially, a failed install is in the log and the tests run anyway.
+	// As officially, a failed step is in the log and the tests run anyway.
 	after, err := snapshotTree(f.r.Workdir)
 	if err != nil {
 		return o, false, err
 	}
 	built := runnerFiles{allowConftest: f.files.allowConftest, modules: f.files.modules, build: true}
-	f.ev.BuildGuard = &GuardRecord{}
+	if f.ev.BuildGuard == nil {
+		f.ev.BuildGuard = &GuardRecord{}
+	}
 	if err := guardStep(f.repo, built, before, after, f.ev.BuildGuard); err != nil {
 		return o, false, err
 	}
 	if why := f.ev.BuildGuard.Refused; why != "" {
-		msg := "the install step on the patched tree: " + why
+		msg := "the " + name + " step on the patched tree: " + why
 		fmt.Fprintf(f.pre, "[grader] the model patch is refused: %s\n", msg)
 		rep := errorReport(f.in, "the model patch was refused: "+msg)
 		return graded{hardened: rep, official: rep, verdict: &reward.Verdict{Reason: reasons.PatchRefused, Message: msg}}, true, nil
@@ -426,7 +450,7 @@ func (f *flow) opaque(ctx context.Context) (graded, error) {
 	budget, _ := testBudget(time.Until(f.instanceDeadline()), time.Until(f.r.Deadline), !f.r.Deadline.IsZero())
 	log := newBoundedCapture(f.r.Log, TestOutputHeadBytes, TestOutputTailBytes)
 	start := time.Now()
-	res := f.asTestUser(ctx, "eval.sh", inst.EvalScript, log, budget, f.testEnv, nil)
+	res := f.asTestUser(ctx, "eval.sh", f.in.opaqueScript(), log, budget, f.testEnv, nil)
 	f.ev.Timings["eval"] = time.Since(start).Seconds()
 	switch {
 	case res.StartErr != nil:
@@ -449,40 +473,14 @@ func (f *flow) opaque(ctx context.Context) (graded, error) {
 
 // testScript runs the test command as the test user: the environment setup and the dataset's
 // eval commands first, the test command last, so that the script's exit status is the test
-// command's (bash returns its last command's status). pluginDir, when set, goes first on
-// PYTHONPATH again after the eval commands, which may have set it.
-func (f *flow) testScript(pluginDir string) string {
-	inst := f.in.Instance
-	opts := f.in.ScriptOptions(f.r.Workdir)
-	testCmd := opts.TestCommand
-	if testCmd == "" {
-		testCmd = DefaultTestCommand(inst.Repo)
-	}
-	directives := opts.Directives
-	if directives == nil {
-		directives = TestDirectives(inst)
-	}
-	return f.userScript(f.r.Workdir, strings.TrimSpace(testCmd+" "+quoteAll(directives)))
+// command's (bash returns its last command's status).
+func (f *flow) testScript() string {
+	return f.plan.userScript(f.r.Workdir, f.plan.testCommand)
 }
 
 // userScript is a script of the test user: setup, cd dir, eval commands, then last.
 func (f *flow) userScript(dir, last string) string {
-	opts := f.in.ScriptOptions(f.r.Workdir)
-	setup := opts.Setup
-	if setup == nil {
-		setup = officialSetup
-	}
-	var b strings.Builder
-	b.WriteString("#!/bin/bash\nset -uo pipefail\n")
-	for _, s := range setup {
-		b.WriteString(s + "\n")
-	}
-	b.WriteString("cd " + steps.ShellQuote(dir) + "\n")
-	for _, c := range opts.EvalCommands {
-		b.WriteString(c + "\n")
-	}
-	b.WriteString(last + "\n")
-	return b.String()
+	return f.plan.userScript(dir, last)
 }
 
 // grader runs one of the grader's own scripts as root, in the work tree.

@@ -51,6 +51,13 @@ type GradingConfig struct {
 	LogParser string `json:"log_parser,omitempty"`
 	// AllowPatchConftest keeps conftest.py files the model patch changed (see EvalScriptOptions).
 	AllowPatchConftest bool `json:"allow_patch_conftest,omitempty"`
+	// Script is the official eval script's family: ScriptPython ("") or ScriptCommon.
+	Script string `json:"script,omitempty"`
+	// Build is the dataset specs' build (non-Python repositories): run after the test patch.
+	Build []string `json:"build,omitempty"`
+	// Spec says where test_command, eval_commands, install and build came from ("django/django
+	// 3.0, v4.1.0:swebench/harness/constants/python.py"): a record for people, not read.
+	Spec string `json:"spec,omitempty"`
 }
 
 // GraderInput is a validated grader directory.
@@ -76,6 +83,8 @@ func (g GraderInput) ScriptOptions(workdir string) EvalScriptOptions {
 		TestCommand:        g.Config.TestCommand,
 		EvalCommands:       g.Config.EvalCommands,
 		Install:            g.Config.Install,
+		Family:             g.Config.Script,
+		Build:              g.Config.Build,
 		AllowPatchConftest: g.Config.AllowPatchConftest,
 	}
 	if g.Config.Setup != nil {
@@ -121,6 +130,9 @@ func ReadGraderDir(dir string) (GraderInput, error) {
 	}
 	if in.Config.TimeoutSec < 0 {
 		return in, fmt.Errorf("%s: field timeout_sec is %g: use a positive number of seconds, or leave it out for %d", cfgPath, in.Config.TimeoutSec, DefaultTimeoutSec)
+	}
+	if s := in.Config.Script; s != "" && s != ScriptPython && s != ScriptCommon {
+		return in, fmt.Errorf("%s: field script is %q: want %q (the default) or %q", cfgPath, s, ScriptPython, ScriptCommon)
 	}
 	if in.Config.LogParser != "" {
 		if _, err := logparse.Get(in.Config.LogParser); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -331,5 +332,41 @@ func TestRunGraderDeadlineHangOnBothTrees(t *testing.T) {
 	sweeptest.ReadJSON(t, filepath.Join(out, pc.RecordEval), &ev)
 	if !ev.DeadlineCut || ev.Rerun == nil || ev.Rerun.Finished {
 		t.Errorf("eval.json deadline_cut %v, rerun %+v: want the cut and an unfinished rerun recorded", ev.DeadlineCut, ev.Rerun)
+	}
+}
+
+// The common script of the non-Python specs, for real: the test patch applied with --reject,
+// the build commands after it as the test user (a conftest.py the build writes is put back),
+// the test commands one a line without directives, and the instance resolves.
+func TestRunGraderCommonScriptForReal(t *testing.T) {
+	requireTools(t)
+	requireRoot(t)
+	calcPython = sweeptest.PythonWithPytest(t)
+	for _, version := range []GradingVersion{V41, V5} {
+		t.Run(string(version), func(t *testing.T) {
+			s := newSandbox(t, calcProject)
+			inst := calcInstance(t, s, map[string]string{"tests/test_calc.py": calcTestFiles["tests/test_calc.py"], "tests/test_new.py": calcTestFiles["tests/test_new.py"]},
+				[]string{"tests/test_calc.py::test_add", "tests/test_new.py::test_new"})
+			none := []string{}
+			cfg := GradingConfig{GradingVersion: string(version), TimeoutSec: 60, Script: ScriptCommon, Setup: &none, Directives: &none,
+				Build:       []string{"echo the-build-ran > build.log", "printf 'raise SystemExit(3)\\n' > conftest.py"},
+				TestCommand: "echo the-first-test-command\n" + calcPython + " -m pytest -rA -p no:cacheprovider tests"}
+			hardened, official, ev, log := gradeForReal(t, s, inst, cfg, s.diff(t, map[string]string{"calc.py": fixedCalc}))
+			if hardened != "resolved" || official != "resolved" {
+				t.Errorf("hardened %s, official %s; want resolved for both\nlog:\n%s", hardened, official, log)
+			}
+			start := strings.Index(log, MarkerStartTestOutput)
+			for _, want := range []string{"+ git apply --verbose --reject - <<", "[grader] build.sh as uid"} {
+				if i := strings.Index(log, want); i < 0 || i > start {
+					t.Errorf("the log lacks %q before the start marker:\n%s", want, log)
+				}
+			}
+			if !strings.Contains(log[start:], "the-first-test-command") {
+				t.Errorf("the first test command did not run after the start marker:\n%s", log)
+			}
+			if ev.BuildGuard == nil || !slices.Contains(ev.BuildGuard.Removed, "conftest.py") {
+				t.Errorf("build guard %+v: want the conftest.py the build wrote removed", ev.BuildGuard)
+			}
+		})
 	}
 }

@@ -126,7 +126,32 @@ func TestPatchApplyScriptForReal(t *testing.T) {
 		wantFile        string
 		// wantLeftover is an untracked file the method leaves, as it does in the official harness.
 		wantLeftover string
+		// version is the grading version whose chain runs; "" means 5.
+		version GradingVersion
 	}{
+		"4.1: clean": {
+			version:    V41,
+			patchTo:    map[string]string{"f.txt": strings.Replace(base, "line 5\n", "line five\n", 1)},
+			wantMethod: ">>>>> Applied Patch (git apply --verbose)",
+			wantFile:   strings.Replace(base, "line 5\n", "line five\n", 1),
+		},
+		"4.1: context moved on: no three-way merge, the fuzzy patch on the tree the reject left": {
+			version:      V41,
+			tree:         map[string]string{"f.txt": strings.Replace(base, "line 8\n", "line eight\n", 1)},
+			patchTo:      map[string]string{"f.txt": strings.Replace(base, "line 5\n", "line five\n", 1)},
+			wantMethod:   ">>>>> Applied Patch (patch --batch --fuzz=5 -p1 -i)",
+			wantFile:     strings.Replace(strings.Replace(base, "line 8\n", "line eight\n", 1), "line 5\n", "line five\n", 1),
+			wantLeftover: "?? f.txt.orig\n?? f.txt.rej\n",
+		},
+		"4.1: already applied: patch without --forward takes it as reversed and undoes it": {
+			version:        V41,
+			patchFrom:      map[string]string{"f.txt": base},
+			patchTo:        map[string]string{"f.txt": strings.Replace(base, "line 5\n", "line five\n", 1)},
+			alreadyApplied: true,
+			wantMethod:     ">>>>> Applied Patch (patch --batch --fuzz=5 -p1 -i)",
+			wantFile:       base,
+			wantLeftover:   "?? f.txt.orig\n?? f.txt.rej\n",
+		},
 		"clean": {
 			patchTo:    map[string]string{"f.txt": strings.Replace(base, "line 5\n", "line five\n", 1)},
 			wantMethod: ">>>>> Applied Patch (git apply --verbose)",
@@ -191,7 +216,11 @@ func TestPatchApplyScriptForReal(t *testing.T) {
 				// Committed: each failed attempt resets the tree to HEAD, as the official one does.
 				s.mustRun(t, "git apply "+patchPath+" && git commit -qam applied")
 			}
-			out, code := s.run(t, PatchApplyScript(patchPath))
+			version := tc.version
+			if version == "" {
+				version = V5
+			}
+			out, code := s.run(t, PatchApplyScript(patchPath, version))
 			if code != tc.wantExit || !strings.Contains(out, tc.wantMethod) {
 				t.Fatalf("exit %d (want %d), output lacks %q:\n%s", code, tc.wantExit, tc.wantMethod, out)
 			}
@@ -212,9 +241,11 @@ func TestPatchApplyScriptMissingPatch(t *testing.T) {
 	requireTools(t)
 	s := newSandbox(t, map[string]string{"f.txt": "x\n"})
 	path := filepath.Join(t.TempDir(), "no $(such) patch")
-	out, code := s.run(t, PatchApplyScript(path))
-	if want := ">>>>> Patch Apply Failed: cannot read " + path; code != 1 || !strings.Contains(out, want) {
-		t.Fatalf("exit %d, output lacks %q:\n%s", code, want, out)
+	for _, v := range []GradingVersion{V41, V5} {
+		out, code := s.run(t, PatchApplyScript(path, v))
+		if want := ">>>>> Patch Apply Failed: cannot read " + path; code != 1 || !strings.Contains(out, want) {
+			t.Fatalf("%s: exit %d, output lacks %q:\n%s", v, code, want, out)
+		}
 	}
 }
 

@@ -131,6 +131,12 @@ func (o *ImportOptions) Run(context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Every repository is checked before anything is written: the error names the instance.
+	for _, t := range tasks {
+		if _, _, err := swebench.SpecGradingConfig(t.match.Instance, o.version); err != nil {
+			return fmt.Errorf("%s: %w", o.Instances, err)
+		}
+	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return err
 	}
@@ -149,7 +155,7 @@ func (o *ImportOptions) Run(context.Context) error {
 	if err := catalogue.WriteBuilt(o.OutDir, w.k); err != nil {
 		return err
 	}
-	o.printSummary(len(tasks), m)
+	o.printSummary(len(tasks), m, w.noSpec)
 	return nil
 }
 
@@ -173,7 +179,7 @@ func (o *ImportOptions) match() ([]swebench.Instance, swebench.Matching, error) 
 	return insts, m, nil
 }
 
-func (o *ImportOptions) printSummary(tasks int, m swebench.Matching) {
+func (o *ImportOptions) printSummary(tasks int, m swebench.Matching, noSpec []string) {
 	w := o.Out
 	fmt.Fprintf(w, "wrote %d SWE-bench tasks (grading %s) and sweeprun %s to %s\n", tasks, o.version, o.Name, filepath.Join(o.OutDir, catalogue.KustomizationFile))
 	if len(m.EmptyPatchIDs) > 0 {
@@ -181,6 +187,9 @@ func (o *ImportOptions) printSummary(tasks int, m swebench.Matching) {
 	}
 	if len(m.MissingIDs) > 0 {
 		fmt.Fprintf(w, "not run, no prediction (%d): %s\n", len(m.MissingIDs), strings.Join(m.MissingIDs, ", "))
+	}
+	if len(noSpec) > 0 {
+		fmt.Fprintf(w, "no official spec for the version, graded with the default test command (%d): %s\n", len(noSpec), strings.Join(noSpec, ", "))
 	}
 	// Server-side: client-side apply would copy each object into an annotation, which holds
 	// at most 256 KiB, and a patch Secret or a grader ConfigMap may be larger.
@@ -259,6 +268,9 @@ type importWriter struct {
 	k           *types.Kustomization
 	importLabel map[string]string
 	grading     swebench.GradingConfig
+	// noSpec lists the instances whose version the official specs lack (graded with the
+	// default test command), as "id (repo version)".
+	noSpec []string
 }
 
 func newImportWriter(o *ImportOptions) *importWriter {
@@ -323,11 +335,23 @@ func (w *importWriter) addGraderConfigMap(t importTask) error {
 	// keeps the fix out of the cluster.
 	graded := inst
 	graded.Patch, graded.ProblemStatement = "", ""
+	grading, carried, err := swebench.SpecGradingConfig(inst, w.o.version)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.o.Instances, err)
+	}
+	switch {
+	case carried && w.o.version == swebench.V41:
+		// v4.1.0 builds the script from the specs and never reads a dataset's eval_script.
+		graded.EvalScript = ""
+	case !carried && inst.EvalScript == "":
+		w.noSpec = append(w.noSpec, fmt.Sprintf("%s (%s %s)", inst.InstanceID, inst.Repo, inst.Version))
+	}
 	instanceJSON, err := json.MarshalIndent(graded, "", "  ")
 	if err != nil {
 		return err
 	}
-	gradingJSON, err := json.MarshalIndent(w.grading, "", "  ")
+	grading.TimeoutSec = w.grading.TimeoutSec
+	gradingJSON, err := json.MarshalIndent(grading, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func TestImportErrors(t *testing.T) {
 		}, []string{"instance calc__calc-1 of " + data + "/instances-no-test-patch.jsonl cannot be graded", "has neither test_patch nor eval_script"}},
 		"no parser": {func(o *ImportOptions) {
 			o.Instances, o.Predictions = data+"/instances-no-parser.jsonl", data+"/predictions-1.jsonl"
-		}, []string{"instance calc__calc-1 of " + data + "/instances-no-parser.jsonl cannot be graded", `no log parser for repository "me/mine"`}},
+		}, []string{data + "/instances-no-parser.jsonl: instance calc__calc-1: field repo: unknown repository \"me/mine\": known: alibaba-fusion/next, apache/druid, ", "astropy/astropy", "django/django", "tokio-rs/tokio", "name the parser in the instance's log_parser"}},
 		"missing file": {func(o *ImportOptions) { o.Instances = data + "/nope.jsonl" }, []string{"nope.jsonl", "no such file"}},
 	} {
 		t.Run(name, func(t *testing.T) {
