@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -260,5 +261,47 @@ true`
 		Expect(trials[0].Status.Score).To(BeEmpty())
 		Expect(done.Status.EvaluationFailures).To(Equal(int32(1)))
 		Expect(done.Status.Phase).To(Equal(evalv1.SweepRunFailedPh))
+	})
+})
+
+var _ = Describe("a campaign's guard", func() {
+	It("suspends a campaign whose image is missing after its guard's number of failures instead of running every trial", func() {
+		ns := catalogueNamespace("guard")
+		cm := &corev1.ConfigMapList{}
+		Expect(k8s.List(context.Background(), cm, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: "sweep-samples__textkit"})).To(Succeed())
+		Expect(cm.Items).To(HaveLen(1))
+		missing := cm.Items[0].DeepCopy()
+		missing.ObjectMeta = metav1.ObjectMeta{Name: "missing-image", Namespace: ns,
+			Labels:      map[string]string{evalv1.LabelTask: "missing-image"},
+			Annotations: cm.Items[0].Annotations}
+		missing.Annotations[evalv1.AnnotationAgentImage] = "localhost/sweep/no-such-image:v0"
+		Expect(k8s.Create(context.Background(), missing)).To(Succeed())
+		sr := newRun(ns, "guarded", evalv1.AgentSpec{Nop: &evalv1.NopAgent{}})
+		sr.Spec.Tasks.Names = []string{"missing-image"}
+		sr.Spec.Attempts, sr.Spec.Parallelism = 6, 1
+		sr.Spec.RetryPolicy = evalv1.RetryPolicy{InfrastructureRetries: 1, BackoffSeconds: 1}
+		sr.Spec.Guard.InfrastructureFailures = 2
+		Expect(k8s.Create(context.Background(), sr)).To(Succeed())
+		Eventually(func(g Gomega) {
+			run := &evalv1.SweepRun{}
+			g.Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "guarded"}, run)).To(Succeed())
+			g.Expect(run.Status.Guard.Holds()).To(BeTrue())
+		}, 5*time.Minute, 2*time.Second).Should(Succeed(), "the guard did not suspend the campaign")
+		run := &evalv1.SweepRun{}
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "guarded"}, run)).To(Succeed())
+		Expect(run.Status.Phase).To(Equal(evalv1.SweepRunSuspend))
+		Expect(run.Status.Guard.Reason).To(Equal(reasons.ImagePullFailed))
+		Expect(meta.FindStatusCondition(run.Status.Conditions, evalv1.ConditionStalled).Reason).To(Equal(reasons.InfrastructureFailing))
+		Consistently(func() int { return len(trialsOf(ns, "guarded")) }, 10*time.Second, time.Second).Should(Equal(2), "trials after the guard tripped")
+		for _, t := range trialsOf(ns, "guarded") {
+			Expect(t.Status.Phase).To(Equal(evalv1.TrialError), t.Name)
+			Expect(t.Status.Reason).To(Equal(reasons.ImagePullFailed), t.Name)
+		}
+
+		By("sweep resume: the next attempt starts")
+		stdout, stderr, err := sweepCLI("resume", "guarded", "-n", ns)
+		Expect(err).NotTo(HaveOccurred(), "sweep resume: %s%s", stdout, stderr)
+		Expect(stdout).To(ContainSubstring("sweeprun.eval.sweep.dev/guarded resume requested"))
+		Eventually(func() int { return len(trialsOf(ns, "guarded")) }, 2*time.Minute, time.Second).Should(Equal(3))
 	})
 })
