@@ -112,6 +112,11 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	unseen := r.created.Unseen(client.ObjectKeyFromObject(run), seen)
 	st.Images = provenance.PinImages(st.Images, all)
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
+	exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
+	budgetWait := campaign.CheckBudget(run, now, len(plan), len(campaign.Started(plan, exists)))
+	if st.Budget != nil {
+		plan = campaign.Started(plan, exists)
+	}
 	// Each attempt counts with its final result; the trials reruns superseded are records.
 	trials := campaign.FinalTrials(all)
 	campaign.Summarize(st, len(tasks), len(plan), trials, unseen.Len())
@@ -130,7 +135,6 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		decision = refusal.Decision(run)
 	}
 	if !decision.WaitForTasks && !decision.Complete {
-		exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
 		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend || st.Guard.Holds()) {
 			if err := r.createTrial(ctx, run, p); err != nil {
 				return ctrl.Result{}, err
@@ -146,7 +150,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	case decision.Complete:
 		return r.applyTTL(ctx, run, now)
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: budgetWait}, nil
 }
 
 func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepRun) ([]campaign.Task, []string, error) {

@@ -47,6 +47,9 @@ type SweepRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	RetryPolicy RetryPolicy `json:"retryPolicy"`
+	// Budget bounds what the campaign may spend; once a limit is reached no new trial starts.
+	// +optional
+	Budget *BudgetPolicy `json:"budget,omitempty"`
 	// Guard suspends a campaign that only fails on infrastructure.
 	// +kubebuilder:default={}
 	// +optional
@@ -173,6 +176,9 @@ type SweepRunStatus struct {
 	// Retry is the last retry request (annotation eval.sweep.dev/retry) the controller handled.
 	// +optional
 	Retry *RetryStatus `json:"retry,omitempty"`
+	// Budget is set once a limit of spec.budget stopped the campaign from starting trials.
+	// +optional
+	Budget *BudgetStatus `json:"budget,omitempty"`
 	// Guard is set once spec.guard suspended the campaign, and says why and whether a resume
 	// (annotation eval.sweep.dev/resume) released it.
 	// +optional
@@ -302,3 +308,23 @@ type GuardStatus struct {
 
 // Holds reports whether the guard keeps the campaign suspended.
 func (g *GuardStatus) Holds() bool { return g != nil && g.SuspendedTime != nil }
+
+// BudgetPolicy bounds what a campaign may spend. When a limit is reached no new trial starts,
+// the running ones finish, and the campaign completes with the trials that ran.
+type BudgetPolicy struct {
+	// MaxWallSeconds is how long after status.startTime trials may still start.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxWallSeconds *int64 `json:"maxWallSeconds,omitempty"`
+}
+
+// BudgetStatus says which limit of spec.budget stopped the campaign.
+type BudgetStatus struct {
+	// StoppedBy is the spec.budget field whose limit was reached, e.g. maxWallSeconds.
+	StoppedBy string `json:"stoppedBy"`
+	// +optional
+	StoppedTime *metav1.Time `json:"stoppedTime,omitempty"`
+	// Message says what was reached and how many of the planned trials started.
+	// +optional
+	Message string `json:"message,omitempty"`
+}

@@ -60,8 +60,11 @@ func Decide(run *evalv1.SweepRun, missing []string, planned int) Decision {
 				fmt.Sprintf("every trial ended without a measurement (%d evaluation failures); see the trials' reasons", st.EvaluationFailures)))
 		} else {
 			d.Phase = evalv1.SweepRunSucceeded
-			d.Set = append(d.Set, cond(evalv1.SweepRunComplete, metav1.ConditionTrue, reasons.AllTrialsFinished,
-				fmt.Sprintf("score %s over %d bugs (%d evaluation failures)", st.Score, st.BugsTotal, st.EvaluationFailures)))
+			msg := fmt.Sprintf("score %s over %d bugs (%d evaluation failures)", st.Score, st.BugsTotal, st.EvaluationFailures)
+			if st.Budget != nil {
+				msg += "; stopped early: " + st.Budget.Message
+			}
+			d.Set = append(d.Set, cond(evalv1.SweepRunComplete, metav1.ConditionTrue, reasons.AllTrialsFinished, msg))
 		}
 		return d
 	case run.Spec.Suspend:

@@ -96,6 +96,10 @@ func (w *runWrapper) ttl(seconds int32) *runWrapper {
 	w.Spec.TTLSecondsAfterFinished = &seconds
 	return w
 }
+func (w *runWrapper) maxWallSeconds(n int64) *runWrapper {
+	w.Spec.Budget = &evalv1.BudgetPolicy{MaxWallSeconds: &n}
+	return w
+}
 func (w *runWrapper) guard(n int32) *runWrapper {
 	w.Spec.Guard.InfrastructureFailures = n
 	return w
