@@ -20,6 +20,11 @@ type CampaignReport struct {
 	ErrorIDs            []string       `json:"error_ids"`
 	SchemaVersion       int            `json:"schema_version"`
 	GradingVersion      GradingVersion `json:"grading_version"`
+	// ScoredVerdict is the verdict the counts are of (ScoreHardened or ScoreOfficial), when known.
+	ScoredVerdict string `json:"scored_verdict,omitempty"`
+	// VerdictDifferences are the instances whose hardened and official verdicts differ, by id:
+	// how and why (eval.json's verdict_difference).
+	VerdictDifferences map[string]string `json:"verdict_differences,omitempty"`
 }
 
 // RunReport builds the campaign report over the dataset instances, counting as both versions'
