@@ -157,3 +157,4 @@ func TestInfoPassAtNotes(t *testing.T) {
 		t.Errorf("report:\n%s", out)
 	}
 }
+
