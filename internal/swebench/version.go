@@ -5,4 +5,4 @@ package swebench
 // status.provenance.grader). Bump it with any change that can change a verdict for the same
 // instance, grading.json and patch: resolved or not, an error instance, a refused patch. A
 // change that only rewords messages or eval.json's prose leaves it.
-const GraderVersion = "1"
+const GraderVersion = "2"
