@@ -80,7 +80,7 @@ func newSwebenchGradeCmd() *cobra.Command {
 		Short: "Grade an eval log of a SWE-bench instance and print its report.json",
 		Long: "grade reads the log of the patch application and eval script (stdout and stderr merged, as\n" +
 			"test-stdout.txt holds it) and prints the instance's report.json in SWE-bench's schema. An error\n" +
-			"instance (the patch did not apply, the tests timed out, an invalid run under 5) has no report:\n" +
+			"instance (the patch did not apply, the tests timed out) has no report:\n" +
 			"grade then fails with the reason.",
 		Example: "  sweep swebench grade --instance instance.json --log test-stdout.txt --grading 4.1",
 		Args:    cobra.NoArgs,
