@@ -157,4 +157,3 @@ func TestInfoPassAtNotes(t *testing.T) {
 		t.Errorf("report:\n%s", out)
 	}
 }
-
