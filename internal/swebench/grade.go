@@ -44,13 +44,14 @@ func (v GradingVersion) dialect() (logparse.Dialect, error) {
 	return 0, fmt.Errorf("grading version %q: use 4.1 or 5", string(v))
 }
 
-// ParseAsVersion reads log with p as version's official parser does (what grading sees).
+// ParseAsVersion reads log with p as version's official grading does (what grading sees): in
+// text mode, as get_logs_eval reads the log file, then with that version's parser.
 func ParseAsVersion(p logparse.Parser, log string, version GradingVersion) (logparse.Statuses, error) {
 	dialect, err := version.dialect()
 	if err != nil {
 		return nil, err
 	}
-	return p.ParseAs(log, dialect), nil
+	return p.ParseAs(universalNewlines(log), dialect), nil
 }
 
 // ResolvedStatus is SWE-bench's resolution of one instance.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // officialLog wraps test output the way the eval script's log shows it.
@@ -492,5 +493,23 @@ func TestReadReport(t *testing.T) {
 				t.Fatalf("err = %v, want it to name %s and say %q", err, path, tc.wantErr)
 			}
 		})
+	}
+}
+
+// What `sweep swebench parse --grading` prints is what grading reads: a bare CR ends a line.
+func TestParseAsVersionReadsInTextMode(t *testing.T) {
+	p, err := logparse.Get("parse_log_pytest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []GradingVersion{V41, V5} {
+		got, err := ParseAsVersion(p, "collecting 50%\rPASSED t.py::a\r\nFAILED t.py::b\r", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := logparse.Statuses{"t.py::a": testresults.Passed, "t.py::b": testresults.Failed}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", version, diff)
+		}
 	}
 }
