@@ -310,9 +310,11 @@ def main():
             "seed": seed,
             "cases": [dict(case, **{tag: results[tag][kind][i] for tag in TAGS}) for i, case in enumerate(cases[kind])],
         }
+        # One case a line: small, and a change shows as the cases it touches.
         with open(os.path.join(out_dir, kind + ".json"), "w") as f:
-            json.dump(doc, f, indent=1, ensure_ascii=False)
-            f.write("\n")
+            f.write('{"upstream": %s, "seed": %d, "cases": [\n' % (json.dumps(doc["upstream"]), seed))
+            f.write(",\n".join(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in doc["cases"]))
+            f.write("\n]}\n")
         print(f"{kind}: {len(doc['cases'])} cases", file=sys.stderr)
 
 
