@@ -93,7 +93,7 @@ type InstanceReport struct {
 	Parser     string
 	Resolution ResolvedStatus
 	// Error, when set, makes the instance an error (no report in SWE-bench's terms): the patch did
-	// not apply, the tests timed out, or (5) the run is invalid.
+	// not apply, the tests timed out, or (the hardened verdict) the run is invalid.
 	Error string
 	// LogProblem says why a completed instance's log could not be graded (it is then unresolved,
 	// as in the official harness).
@@ -222,8 +222,7 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		return r, nil
 	}
 
-	section, _ := testSection(log, startAt)
-	source := section
+	source := testSection(log, startAt)
 	statuses := parser.ParseAs(source, dialect)
 	if len(statuses) == 0 {
 		// Runners that write results outside the markers (stderr captured apart) are read whole.
@@ -470,18 +469,16 @@ func ParserFor(inst Instance, version GradingVersion, override string) (logparse
 }
 
 // testSection returns what the official harness parses: the text after the first start marker,
-// up to the first end marker (or a second start marker), and the text after that end marker.
-func testSection(log string, startAt int) (section, afterEnd string) {
+// up to the first end marker (or a second start marker).
+func testSection(log string, startAt int) string {
 	rest := log[startAt+len(MarkerStartTestOutput):]
 	if i := strings.Index(rest, MarkerStartTestOutput); i >= 0 {
 		rest = rest[:i]
 	}
-	end := strings.Index(rest, MarkerEndTestOutput)
-	if end < 0 {
-		return rest, ""
+	if end := strings.Index(rest, MarkerEndTestOutput); end >= 0 {
+		return rest[:end]
 	}
-	afterEnd = log[startAt+len(MarkerStartTestOutput)+end+len(MarkerEndTestOutput):]
-	return rest[:end], afterEnd
+	return rest
 }
 
 // resolveCase finds a dataset test id among the parsed ones. With prefixMatch (5), a truncated id
@@ -571,6 +568,5 @@ func TestOutput(log string) string {
 	if startAt < 0 {
 		return log
 	}
-	section, _ := testSection(log, startAt)
-	return section
+	return testSection(log, startAt)
 }
