@@ -46,6 +46,7 @@ func newSwebenchImportCmd(kube *clioptions.Cluster) *cobra.Command {
 	cmd.Flags().StringVar(&o.Predictions, "predictions", "", "predictions (.jsonl, a .json list, or a .json object keyed by instance id)")
 	cmd.Flags().StringVar(&o.ImageTemplate, "image-template", "", "evaluation image per instance; {id} is the official image-safe id, {instance_id} the id as written (default: the instance's image, else "+swebench.DefaultImageTemplate+")")
 	cmd.Flags().StringVar(&o.Grading, "grading", string(swebench.V5), "SWE-bench grading rules: 4.1 or 5")
+	cmd.Flags().StringVar(&o.Score, "score", swebench.ScoreHardened, "verdict the campaign scores: "+swebench.ScoreHardened+" (what the grader captured, which the tests cannot forge) or "+swebench.ScoreOfficial+" (the official harness's verdict on the same run); both are recorded")
 	cmd.Flags().Float64Var(&o.TimeoutSec, "timeout", swebench.DefaultTimeoutSec, "seconds the patch application and tests of one instance may take (a timeout is an error instance)")
 	cmd.Flags().StringVar(&o.Name, "name", "swebench", "name of the SweepRun and label value of the import's objects")
 	cmd.Flags().StringVar(&o.VerifierNetwork, "verifier-network", taskdef.NetworkNone, "network of the verifier, which runs the model's code: "+taskdef.NetworkNone+", or "+taskdef.NetworkPublic+" only if the evaluation needs it (the agent has none either way)")
@@ -79,7 +80,7 @@ func newSwebenchGradeCmd() *cobra.Command {
 		Short: "Grade an eval log of a SWE-bench instance and print its report.json",
 		Long: "grade reads the log of the patch application and eval script (stdout and stderr merged, as\n" +
 			"test-stdout.txt holds it) and prints the instance's report.json in SWE-bench's schema. An error\n" +
-			"instance (the patch did not apply, the tests timed out, an invalid run under 5) has no report:\n" +
+			"instance (the patch did not apply, the tests timed out) has no report:\n" +
 			"grade then fails with the reason.",
 		Example: "  sweep swebench grade --instance instance.json --log test-stdout.txt --grading 4.1",
 		Args:    cobra.NoArgs,
@@ -102,7 +103,9 @@ func newSwebenchReportCmd(kube *clioptions.Cluster) *cobra.Command {
 			"its <trial>-results Secret: a trial with a report is completed (resolved or unresolved), any\n" +
 			"other is an error instance, as in SWE-bench. When NAME was written by `sweep swebench import`,\n" +
 			"the dataset's other instances count too: without a prediction as incomplete, with an empty\n" +
-			"patch as empty_patch.",
+			"patch as empty_patch. The counts are of the verdict the campaign scores (scored_verdict:\n" +
+			"hardened unless imported with --score official); verdict_differences lists the instances whose\n" +
+			"hardened and official verdicts differ, with how and why.",
 		Example: "  sweep swebench report swebench -n evals > swebench.report.json",
 		Args:    cobra.ExactArgs(1),
 		RunE:    runOptions(o),

@@ -132,6 +132,7 @@ func TestFlagDefaults(t *testing.T) {
 		{"tasks check", "output", "table"},
 		{"tasks images", "output", "table"},
 		{"swebench import", "grading", "5"},
+		{"swebench import", "score", "hardened"},
 		{"swebench import", "timeout", "1800"},
 		{"swebench import", "name", "swebench"},
 		{"swebench import", "verifier-network", "no-network"},

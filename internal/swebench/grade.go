@@ -1,13 +1,14 @@
 package swebench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
@@ -43,13 +44,14 @@ func (v GradingVersion) dialect() (logparse.Dialect, error) {
 	return 0, fmt.Errorf("grading version %q: use 4.1 or 5", string(v))
 }
 
-// ParseAsVersion reads log with p as version's official parser does (what grading sees).
+// ParseAsVersion reads log with p as version's official grading does (what grading sees): in
+// text mode, as get_logs_eval reads the log file, then with that version's parser.
 func ParseAsVersion(p logparse.Parser, log string, version GradingVersion) (logparse.Statuses, error) {
 	dialect, err := version.dialect()
 	if err != nil {
 		return nil, err
 	}
-	return p.ParseAs(log, dialect), nil
+	return p.ParseAs(universalNewlines(log), dialect), nil
 }
 
 // ResolvedStatus is SWE-bench's resolution of one instance.
@@ -91,7 +93,7 @@ type InstanceReport struct {
 	Parser     string
 	Resolution ResolvedStatus
 	// Error, when set, makes the instance an error (no report in SWE-bench's terms): the patch did
-	// not apply, the tests timed out, or (5) the run is invalid.
+	// not apply, the tests timed out, or (the hardened verdict) the run is invalid.
 	Error string
 	// LogProblem says why a completed instance's log could not be graded (it is then unresolved,
 	// as in the official harness).
@@ -174,12 +176,13 @@ type GradeOptions struct {
 	Parser string
 }
 
-// exitCodeLine is the v5 record of the test command's exit code, printed after the end marker.
-var exitCodeLine = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(MarkerTestExitCode) + `(-?[0-9]+)\s*$`)
-
-// Grade grades the eval log of one instance whose prediction had a patch, under version's rules.
-// The verdict is the one the official harness of that version gives on the same log, except that
-// a test pytest did not run (xfail(run=False)) never counts as passing.
+// Grade grades the eval log of one instance whose prediction had a patch, under version's rules:
+// the verdict is the one the official harness of that version gives on the same log
+// (get_logs_eval, get_eval_tests_report, get_resolution_status). The log is the eval script's
+// output, which the grader's log of the patch step may precede: a patch failure before the
+// start marker, or a timeout marker on the last line, is an error instance (the official
+// harness raises there and writes no report); every other rejection of the log is a completed,
+// unresolved instance with LogProblem set, as the official report.json says.
 func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions) (InstanceReport, error) {
 	dialect, err := version.dialect()
 	if err != nil {
@@ -196,6 +199,8 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		Parser:      parser.Name(),
 		Resolution:  ResolvedNo,
 	}
+	// The official harness opens the log in text mode: "\r\n" and a bare "\r" end a line.
+	log = universalNewlines(log)
 
 	if lastLineHas(log, MarkerTestsTimedOut) {
 		r.Error = "the tests timed out"
@@ -216,39 +221,153 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		r.LogProblem = "the log lacks the start or end test-output marker (did the test patch apply?)"
 		return r, nil
 	}
-	r.PatchSuccessfullyApplied = true
 
-	section, afterEnd := testSection(log, startAt)
-	source := section
+	source := testSection(log, startAt)
 	statuses := parser.ParseAs(source, dialect)
 	if len(statuses) == 0 {
 		// Runners that write results outside the markers (stderr captured apart) are read whole.
 		source = log
 		statuses = parser.ParseAs(source, dialect)
 	}
-	if m := exitCodeLine.FindAllStringSubmatch(afterEnd, -1); m != nil {
-		code, _ := strconv.Atoi(m[len(m)-1][1])
-		r.ExitCode = &code
-	}
-	return judgeRun(inst, r, parser, statuses, source, version == V5, version == V5), nil
-}
-
-// judgeRun grades statuses, read by parser from source, into r. With checkRun, a run with no
-// sign of the suite, or a failing exit code without a failed test, is an invalid run (an
-// error), as SWE-bench 5 rules. With prefixMatch, a truncated dataset id matches the parsed
-// ids it begins (lookup).
-func judgeRun(inst Instance, r InstanceReport, parser logparse.Parser, statuses logparse.Statuses, source string, checkRun, prefixMatch bool) InstanceReport {
-	version := r.Version
+	r.ExitCode = officialExitCode(log)
 	r.Statuses = statuses
-	if checkRun {
-		if problem := invalidRun(r.Statuses, source, r.ExitCode); problem != "" {
-			r.Error = "invalid run: " + problem
-			return r
+	if version == V5 {
+		if problem := officialRunCheck5(statuses, log, r.ExitCode); problem != "" {
+			r.LogProblem = "invalid run: " + problem
+			return r, nil
 		}
 	}
+	r.PatchSuccessfullyApplied = true
+	return judgeRun(inst, r, statuses, officialRules(version, source)), nil
+}
 
+// universalNewlines is Python's text-mode reading of a file: "\r\n" and a lone "\r" become "\n".
+func universalNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// Python's str patterns: \s, \d and \w are Unicode classes.
+const (
+	pyWhitespace = `[\t\n\v\f\r \x{1c}-\x{1f}\x{85}\p{Z}]`
+	pyDigit      = `\p{Nd}`
+	pyWord       = `[\p{L}\p{N}_]`
+)
+
+// officialExitCodeRecord is 5.0.1's reading of the exit-code record: the FIRST
+// ">>>>> Test Exit Code:" anywhere in the log, any whitespace (newlines too) before the number.
+var officialExitCodeRecord = regexp.MustCompile(regexp.QuoteMeta(strings.TrimSuffix(MarkerTestExitCode, ": ")) + `:` + pyWhitespace + `*(-?` + pyDigit + `+)`)
+
+// officialExitCode is the exit code the official harness reads from log, or nil.
+func officialExitCode(log string) *int {
+	m := officialExitCodeRecord.FindStringSubmatch(log)
+	if m == nil {
+		return nil
+	}
+	code, ok := pyInt(m[1])
+	if !ok {
+		return nil
+	}
+	return &code
+}
+
+// pyInt is Python's int() of an optional "-" and decimal digits of any script.
+func pyInt(s string) (int, bool) {
+	neg := strings.HasPrefix(s, "-")
+	n := 0
+	for _, c := range strings.TrimPrefix(s, "-") {
+		d, ok := digitValue(c)
+		if !ok {
+			return 0, false
+		}
+		// Python's int has no bound; a saturated value keeps what grading asks: zero or not.
+		n = min(n*10+d, 1<<40)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// digitValue is the value of a Unicode decimal digit: Unicode allocates each script's digits as
+// a contiguous run from zero, so the value is the distance from the run's start, modulo ten.
+func digitValue(c rune) (int, bool) {
+	if !unicode.IsDigit(c) {
+		return 0, false
+	}
+	start := c
+	for start > 0 && unicode.IsDigit(start-1) {
+		start--
+	}
+	return int(c-start) % 10, true
+}
+
+// officialSuiteRan5 is 5.0.1's evidence that a runner executed when nothing was parsed: a
+// NON-zero count of karma, mocha, jest, TAP or jasmine, or openlayers' "': ok" lines.
+var officialSuiteRan5 = regexp.MustCompile(`(?m)Executed [1-9]` + pyDigit + `* of ` + pyDigit + `+` +
+	`|TOTAL: [1-9]` + pyDigit + `* (?:SUCCESS|FAILED)` +
+	`|[1-9]` + pyDigit + `* passing` +
+	`|Tests:` + pyWhitespace + `+[1-9]` + pyDigit + `*` +
+	`|Test Suites:` + pyWhitespace + `+(?:` + pyDigit + `+ ` + pyWord + `+, )*[1-9]` + pyDigit + `* total` +
+	`|^# tests [1-9]` + pyDigit + `*` +
+	`|[1-9]` + pyDigit + `* specs?, ` + pyDigit + `+ failures?` +
+	`|': ok$`)
+
+// officialRunCheck5 is 5.0.1's check that the log describes a run: with nothing parsed, the
+// whole log must show a count; with results, a non-zero exit code needs a failed or errored test.
+// The exit-code check is skipped when nothing was parsed.
+func officialRunCheck5(statuses logparse.Statuses, log string, exitCode *int) string {
+	if len(statuses) == 0 {
+		if !officialSuiteRan5.MatchString(log) {
+			return "no test results and no sign that the test suite ran"
+		}
+		return ""
+	}
+	return failingExitWithoutFailure(statuses, exitCode)
+}
+
+// failingExitWithoutFailure says why a non-zero exit code without any failed or errored test
+// contradicts the results, or "".
+func failingExitWithoutFailure(statuses logparse.Statuses, exitCode *int) string {
+	if exitCode == nil || *exitCode == 0 {
+		return ""
+	}
+	for _, s := range statuses {
+		if s == testresults.Failed || s == testresults.Error {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the test command exited %d but no test failed or errored", *exitCode)
+}
+
+// judgeRules are the differences between the official verdicts and the hardened one in judging
+// parsed statuses.
+type judgeRules struct {
+	// prefixMatch: a truncated dataset id matches the parsed ids it begins (resolveCase).
+	prefixMatch bool
+	// source is the text the statuses were read from; its order decides between prefix
+	// matches, as the parse map's insertion order does officially.
+	source string
+	// failOnlyPrefix: fail-only tests are looked up with prefixMatch too (officially they
+	// are looked up exactly).
+	failOnlyPrefix bool
+	// notRunXfail, when set, is our full reading of source: an XFAIL it reads as SKIPPED
+	// (xfail(run=False)) is a failure, since the test never ran.
+	notRunXfail func() logparse.Statuses
+}
+
+func officialRules(version GradingVersion, source string) judgeRules {
+	return judgeRules{prefixMatch: version == V5, source: source}
+}
+
+// judgeRun grades statuses into r under rules.
+func judgeRun(inst Instance, r InstanceReport, statuses logparse.Statuses, rules judgeRules) InstanceReport {
+	version := r.Version
+	r.Statuses = statuses
 	failOnly := isFailOnly(inst, version)
-	var full logparse.Statuses // our own reading, only needed to tell a not-run xfail
+	var full logparse.Statuses
 	ts := &TestsStatus{
 		FailToPass: TestOutcomes{Success: []string{}, Failure: []string{}},
 		PassToPass: TestOutcomes{Success: []string{}, Failure: []string{}},
@@ -261,13 +380,14 @@ func judgeRun(inst Instance, r InstanceReport, parser logparse.Parser, statuses 
 		passToPass bool
 	}{{inst.FailToPass, &ts.FailToPass, false}, {inst.PassToPass, &ts.PassToPass, true}} {
 		for _, id := range group.tests {
-			status, found := lookup(r.Statuses, id, prefixMatch)
+			prefix := rules.prefixMatch && (!failOnly || rules.failOnlyPrefix)
+			status, found := resolveCase(statuses, id, prefix, rules.source)
 			o := judge(status, found, version, group.passToPass, failOnly)
-			if o == success && status == testresults.XFail {
+			if o == success && status == testresults.XFail && rules.notRunXfail != nil {
 				if full == nil {
-					full = parser.Parse(source)
+					full = rules.notRunXfail()
 				}
-				if s, ok := lookup(full, id, true); ok && s == testresults.Skipped {
+				if s, ok := resolveCase(full, id, true, rules.source); ok && s == testresults.Skipped {
 					o = failure
 				}
 			}
@@ -349,58 +469,58 @@ func ParserFor(inst Instance, version GradingVersion, override string) (logparse
 }
 
 // testSection returns what the official harness parses: the text after the first start marker,
-// up to the first end marker (or a second start marker), and the text after that end marker.
-func testSection(log string, startAt int) (section, afterEnd string) {
+// up to the first end marker (or a second start marker).
+func testSection(log string, startAt int) string {
 	rest := log[startAt+len(MarkerStartTestOutput):]
 	if i := strings.Index(rest, MarkerStartTestOutput); i >= 0 {
 		rest = rest[:i]
 	}
-	end := strings.Index(rest, MarkerEndTestOutput)
-	if end < 0 {
-		return rest, ""
+	if end := strings.Index(rest, MarkerEndTestOutput); end >= 0 {
+		return rest[:end]
 	}
-	afterEnd = log[startAt+len(MarkerStartTestOutput)+end+len(MarkerEndTestOutput):]
-	return rest[:end], afterEnd
+	return rest
 }
 
-// invalidRun is SWE-bench 5's guard against forged results: no results and no sign the suite ran,
-// or a failing exit code although no test failed or errored.
-func invalidRun(statuses logparse.Statuses, log string, exitCode *int) string {
-	if len(statuses) == 0 && !testresults.SuiteRan(log) {
-		return "no test results and no sign that the test suite ran"
-	}
-	if exitCode != nil && *exitCode != 0 {
-		for _, s := range statuses {
-			if s == testresults.Failed || s == testresults.Error {
-				return ""
-			}
-		}
-		return fmt.Sprintf("the test command exited %d but no test failed or errored", *exitCode)
-	}
-	return ""
-}
-
-// lookup finds a dataset test id among the parsed ones. With prefixMatch (5), a truncated id
-// (more "[" than "]") that is not present matches every parsed id it begins, if they all agree.
-func lookup(statuses logparse.Statuses, id string, prefixMatch bool) (testresults.Status, bool) {
+// resolveCase finds a dataset test id among the parsed ones. With prefixMatch (5), a truncated id
+// (more "[" than "]") that is not present matches the parsed ids it begins when they agree on
+// passing (PASSED or XFAIL) or not; it then takes the status of the first of them, the one that
+// appears first in source (officially the first in the parse map's order, which is the order the
+// parser met them in).
+func resolveCase(statuses logparse.Statuses, id string, prefixMatch bool, source string) (testresults.Status, bool) {
 	if s, ok := statuses[id]; ok {
 		return s, true
 	}
 	if !prefixMatch || strings.Count(id, "[") <= strings.Count(id, "]") {
 		return "", false
 	}
-	var agreed testresults.Status
-	found := false
-	for k, s := range statuses {
-		if !strings.HasPrefix(k, id) {
-			continue
+	var matches []string
+	for k := range statuses {
+		if strings.HasPrefix(k, id) {
+			matches = append(matches, k)
 		}
-		if found && s != agreed {
+	}
+	if len(matches) == 0 {
+		return "", false
+	}
+	passing := func(s testresults.Status) bool { return s == testresults.Passed || s == testresults.XFail }
+	for _, k := range matches[1:] {
+		if passing(statuses[k]) != passing(statuses[matches[0]]) {
 			return "", false
 		}
-		agreed, found = s, true
 	}
-	return agreed, found
+	firstAt := func(k string) int {
+		if i := strings.Index(source, k); i >= 0 {
+			return i
+		}
+		return len(source)
+	}
+	first := slices.MinFunc(matches, func(a, b string) int {
+		if c := cmp.Compare(firstAt(a), firstAt(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return statuses[first], true
 }
 
 // failOnlyRepos are the repositories whose tests fail only on an explicit FAILED.
@@ -448,6 +568,5 @@ func TestOutput(log string) string {
 	if startAt < 0 {
 		return log
 	}
-	section, _ := testSection(log, startAt)
-	return section
+	return testSection(log, startAt)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // officialLog wraps test output the way the eval script's log shows it.
@@ -92,21 +93,78 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{"t.py::a"}},
 			wantP2P:        TestOutcomes{Success: []string{"t.py::b"}, Failure: []string{}},
 		},
-		"xfail(run=False) never counts as passing (4.1)": {
+		"xfail(run=False) passes, as officially (4.1)": {
 			inst:           pytestInstance([]string{"t.py::a"}, []string{"t.py::b"}),
 			log:            officialLog("PASSED t.py::a\nXFAIL t.py::b - reason: [NOTRUN] broken on purpose\n"+summary, 0),
 			version:        V41,
-			wantResolution: ResolvedNo,
+			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{"t.py::a"}, Failure: []string{}},
-			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{"t.py::b"}},
+			wantP2P:        TestOutcomes{Success: []string{"t.py::b"}, Failure: []string{}},
 		},
-		"xfail(run=False) never counts as passing (5)": {
+		"xfail(run=False) passes, as officially (5)": {
 			inst:           pytestInstance([]string{"t.py::a"}, nil),
 			log:            officialLog("XFAIL t.py::a - reason: [NOTRUN] skip the work\n=== 1 xfailed in 0.01s ===", 0),
 			version:        V5,
-			wantResolution: ResolvedNo,
-			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{"t.py::a"}},
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{"t.py::a"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+		},
+		"5, sklearn-15100 shape: a truncated id matching a PASSED and an XFAIL resolves": {
+			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
+			log:            officialLog("t.py::p[a b] PASSED [ 50%]\nt.py::p[a c] XFAIL [100%]\n"+summary, 0),
+			version:        V5,
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+		},
+		"5: truncated pass-to-pass id matching a SKIPPED then a FAILED takes the first": {
+			inst:           pytestInstance(nil, []string{"t.py::p[a"}),
+			log:            officialLog("t.py::p[a b] SKIPPED [ 50%]\nt.py::p[a c] FAILED [100%]\n"+summary, 1),
+			version:        V5,
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
+		},
+		"5: truncated ids that disagree on passing are missing": {
+			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
+			log:            officialLog("t.py::p[a b] PASSED [ 50%]\nt.py::p[a c] FAILED [100%]\n"+summary, 1),
+			version:        V5,
+			wantResolution: ResolvedNo,
+			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{"t.py::p[a"}},
+			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+		},
+		"5: fail-only tests are looked up exactly, not by prefix": {
+			inst: Instance{InstanceID: "o__r-1", Repo: "o/r", LogParser: "parse_log_pytest", EvalType: FailOnly,
+				FailToPass: []string{"t.py::p[a"}},
+			log:            officialLog("t.py::p[a b] FAILED [100%]\n"+summary, 1),
+			version:        V5,
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+		},
+		"a bare CR ends a line, as in Python's text mode": {
+			inst:           pytestInstance([]string{"t.py::a"}, nil),
+			log:            officialLog("progress 10%\rPASSED t.py::a\r\n"+summary, 0),
+			version:        V41,
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{"t.py::a"}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+		},
+		"5: nothing parsed, a mocha count shows the suite ran and the exit code is not checked": {
+			inst: Instance{InstanceID: "o__r-1", Repo: "o/r", LogParser: "parse_log_pytest", EvalType: FailOnly,
+				FailToPass: []string{"renders"}},
+			log:            officialLog("  3 passing (20ms)", 2),
+			version:        V5,
+			wantResolution: ResolvedFull,
+			wantF2P:        TestOutcomes{Success: []string{"renders"}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
+		},
+		"5: a zero karma count is no evidence": {
+			inst: Instance{InstanceID: "o__r-1", Repo: "o/r", LogParser: "parse_log_pytest", EvalType: FailOnly,
+				FailToPass: []string{"renders"}},
+			log:            officialLog("Executed 0 of 0 SUCCESS", 0),
+			version:        V5,
+			wantLogProblem: "invalid run: no test results and no sign that the test suite ran",
 		},
 		"truncated dataset id, 4.1: matches the truncated parse": {
 			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
@@ -124,11 +182,11 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
-		"forged PASSED line with a failing exit code (5) is an invalid run": {
-			inst:      pytestInstance([]string{"t.py::a"}, nil),
-			log:       officialLog("PASSED t.py::a\nTraceback (most recent call last):\nSystemExit: 4", 4),
-			version:   V5,
-			wantError: "invalid run: the test command exited 4 but no test failed or errored",
+		"forged PASSED line with a failing exit code (5) is an invalid run, completed and unresolved": {
+			inst:           pytestInstance([]string{"t.py::a"}, nil),
+			log:            officialLog("PASSED t.py::a\nTraceback (most recent call last):\nSystemExit: 4", 4),
+			version:        V5,
+			wantLogProblem: "invalid run: the test command exited 4 but no test failed or errored",
 		},
 		"forged PASSED line with a failing exit code (4.1) resolves, as officially": {
 			inst:           pytestInstance([]string{"t.py::a"}, nil),
@@ -138,15 +196,21 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{"t.py::a"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
-		"5: no results and no sign the suite ran": {
-			inst:      pytestInstance([]string{"t.py::a"}, nil),
-			log:       officialLog("ImportError: cannot import name 'x'", 0),
-			version:   V5,
-			wantError: "invalid run: no test results and no sign that the test suite ran",
+		"5: no results and no sign the suite ran is an invalid run, completed and unresolved": {
+			inst:           pytestInstance([]string{"t.py::a"}, nil),
+			log:            officialLog("ImportError: cannot import name 'x'", 0),
+			version:        V5,
+			wantLogProblem: "invalid run: no test results and no sign that the test suite ran",
 		},
-		"an exit code printed inside the test output is not the recorded one": {
+		"5 takes the first exit-code record, even one the tests printed": {
 			inst:           pytestInstance([]string{"t.py::a"}, nil),
 			log:            officialLog(">>>>> Test Exit Code: 7\nPASSED t.py::a\n"+summary, 0),
+			version:        V5,
+			wantLogProblem: "invalid run: the test command exited 7 but no test failed or errored",
+		},
+		"5 takes the first exit-code record, so a forged 0 hides the real one": {
+			inst:           pytestInstance([]string{"t.py::a"}, nil),
+			log:            officialLog(">>>>> Test Exit Code: 0\nPASSED t.py::a\n"+summary, 3),
 			version:        V5,
 			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{"t.py::a"}, Failure: []string{}},
@@ -429,5 +493,23 @@ func TestReadReport(t *testing.T) {
 				t.Fatalf("err = %v, want it to name %s and say %q", err, path, tc.wantErr)
 			}
 		})
+	}
+}
+
+// What `sweep swebench parse --grading` prints is what grading reads: a bare CR ends a line.
+func TestParseAsVersionReadsInTextMode(t *testing.T) {
+	p, err := logparse.Get("parse_log_pytest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []GradingVersion{V41, V5} {
+		got, err := ParseAsVersion(p, "collecting 50%\rPASSED t.py::a\r\nFAILED t.py::b\r", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := logparse.Statuses{"t.py::a": testresults.Passed, "t.py::b": testresults.Failed}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", version, diff)
+		}
 	}
 }

@@ -58,6 +58,30 @@ type GradingConfig struct {
 	// Spec says where test_command, eval_commands, install and build came from ("django/django
 	// 3.0, v4.1.0:swebench/harness/constants/python.py"): a record for people, not read.
 	Spec string `json:"spec,omitempty"`
+	// ScoredVerdict is which verdict reward.json scores: ScoreHardened ("" means it) or
+	// ScoreOfficial. Both are recorded whichever is scored.
+	ScoredVerdict string `json:"scored_verdict,omitempty"`
+}
+
+// The verdicts a campaign can score (grading.json's scored_verdict).
+const (
+	// ScoreHardened scores the hardened verdict: what the grader itself captured, which the
+	// tests cannot forge (docs/security.md).
+	ScoreHardened = "hardened"
+	// ScoreOfficial scores the verdict the official harness of the grading version gives on
+	// the official-style log of the same run, forgeable markers and lines included.
+	ScoreOfficial = "official"
+)
+
+// ParseScoredVerdict accepts "" (the hardened verdict), "hardened" and "official".
+func ParseScoredVerdict(s string) (string, error) {
+	switch s {
+	case "", ScoreHardened:
+		return ScoreHardened, nil
+	case ScoreOfficial:
+		return ScoreOfficial, nil
+	}
+	return "", fmt.Errorf("scored verdict %q: use %q (the default: what the grader captured, which the tests cannot forge) or %q (the official harness's verdict on the same run)", s, ScoreHardened, ScoreOfficial)
 }
 
 // GraderInput is a validated grader directory.
@@ -128,6 +152,9 @@ func ReadGraderDir(dir string) (GraderInput, error) {
 	if in.Version, err = ParseGradingVersion(in.Config.GradingVersion); err != nil {
 		return in, fmt.Errorf("%s: field grading_version: %w", cfgPath, err)
 	}
+	if _, err := ParseScoredVerdict(in.Config.ScoredVerdict); err != nil {
+		return in, fmt.Errorf("%s: field scored_verdict: %w", cfgPath, err)
+	}
 	if in.Config.TimeoutSec < 0 {
 		return in, fmt.Errorf("%s: field timeout_sec is %g: use a positive number of seconds, or leave it out for %d", cfgPath, in.Config.TimeoutSec, DefaultTimeoutSec)
 	}
@@ -154,9 +181,20 @@ const (
 	// RewardError is 1 for an error instance (patch did not apply, tests timed out, invalid
 	// run): not resolved, and reported in the run report's error_ids.
 	RewardError = "swebench_error"
-	// RewardOfficialResolved is 1 when SWE-bench's own harness would resolve the instance
-	// from the same run: recorded beside the hardened verdict that reward and n_resolved hold.
+	// RewardOfficialResolved and RewardOfficialError are the official verdict: 1 when
+	// SWE-bench's own harness would resolve the instance from the same run, or make it an error
+	// instance.
 	RewardOfficialResolved = "swebench_official_resolved"
+	RewardOfficialError    = "swebench_official_error"
+	// RewardHardenedResolved and RewardHardenedError are the hardened verdict.
+	RewardHardenedResolved = "swebench_hardened_resolved"
+	RewardHardenedError    = "swebench_hardened_error"
+	// RewardScoresOfficial is 1 when reward, n_resolved and swebench_error hold the official
+	// verdict (scored_verdict "official"), 0 when they hold the hardened one.
+	RewardScoresOfficial = "swebench_scores_official"
+	// RewardVerdictsDiffer is 1 when the two verdicts differ (eval.json's verdict_difference
+	// says how and why).
+	RewardVerdictsDiffer = "swebench_verdicts_differ"
 )
 
 // GraderEvalSchema is the version of the SWE-bench grader's eval.json.
@@ -200,6 +238,10 @@ type GraderEval struct {
 	// Official is the verdict SWE-bench's harness gives on the official-style log of the same
 	// run (what a test's forged markers or lines may have fooled).
 	Official *OfficialVerdict `json:"official,omitempty"`
+	// ScoredVerdict is which of the two reward.json scores: ScoreHardened or ScoreOfficial.
+	ScoredVerdict string `json:"scored_verdict,omitempty"`
+	// VerdictDifference, when the two verdicts differ, says how and why.
+	VerdictDifference string `json:"verdict_difference,omitempty"`
 	// Verdict is verdict.json's content, when the result has a cause the trial shows.
 	Verdict *reward.Verdict `json:"verdict,omitempty"`
 	// GraderError is why the grader itself failed: the reward is then not a measurement.
@@ -318,19 +360,73 @@ func grade(ctx context.Context, r GraderRun, ev *GraderEval) (reward.Result, *In
 	ev.Official = &OfficialVerdict{Resolution: o.official.Resolution, Resolved: o.official.Resolved, Error: o.official.Error,
 		LogProblem: o.official.LogProblem, ExitCode: o.official.ExitCode, TestsStatus: o.official.TestsStatus}
 	ev.Verdict = o.verdict
+	ev.ScoredVerdict, _ = ParseScoredVerdict(in.Config.ScoredVerdict) // checked by ReadGraderDir
+	ev.VerdictDifference = verdictDifference(o.hardened, o.official)
 	if len(rep.Statuses) > 0 {
 		ev.StatusCounts = map[testresults.Status]int{}
 		for _, s := range rep.Statuses {
 			ev.StatusCounts[s]++
 		}
 	}
-	var report *InstanceReport
-	if rep.Completed() {
-		report = &rep
-	}
-	result := graderReward(rep)
-	result[RewardOfficialResolved] = boolNumber(o.official.Resolved)
+	result, report := scoredResult(rep, o.official, ev.ScoredVerdict)
 	return result, report, nil
+}
+
+// scoredResult is reward.json and report.json (nil for an error instance) of the verdict
+// scored, with both verdicts recorded under their own keys.
+func scoredResult(hardened, official InstanceReport, scoredVerdict string) (reward.Result, *InstanceReport) {
+	scored := hardened
+	if scoredVerdict == ScoreOfficial {
+		scored = official
+	}
+	var report *InstanceReport
+	if scored.Completed() {
+		report = &scored
+	}
+	result := graderReward(scored)
+	result[RewardOfficialResolved] = boolNumber(official.Resolved)
+	result[RewardOfficialError] = boolNumber(!official.Completed())
+	result[RewardHardenedResolved] = boolNumber(hardened.Resolved)
+	result[RewardHardenedError] = boolNumber(!hardened.Completed())
+	result[RewardScoresOfficial] = boolNumber(scoredVerdict == ScoreOfficial)
+	result[RewardVerdictsDiffer] = boolNumber(verdictDifference(hardened, official) != "")
+	return result, report
+}
+
+// verdictWords is a verdict in a word or two, with its reason: "resolved", "unresolved (why)",
+// "error (why)".
+func verdictWords(r InstanceReport) string {
+	switch {
+	case !r.Completed():
+		return "error (" + r.Error + ")"
+	case r.Resolved:
+		return "resolved"
+	case r.LogProblem != "":
+		return "unresolved (" + r.LogProblem + ")"
+	}
+	return "unresolved (" + strings.ToLower(string(r.Resolution)) + " resolution: " + failedTests(r.TestsStatus) + ")"
+}
+
+// failedTests names the dataset tests that did not meet their expectation.
+func failedTests(ts *TestsStatus) string {
+	if ts == nil {
+		return "no tests status"
+	}
+	failed := append(append([]string{}, ts.FailToPass.Failure...), ts.PassToPass.Failure...)
+	const shown = 5
+	if len(failed) > shown {
+		return strings.Join(failed[:shown], ", ") + fmt.Sprintf(" and %d more failed", len(failed)-shown)
+	}
+	return strings.Join(failed, ", ") + " failed"
+}
+
+// verdictDifference is the finding when the hardened and official verdicts of one run differ
+// (resolved or not, error or not), or "".
+func verdictDifference(hardened, official InstanceReport) string {
+	if hardened.Resolved == official.Resolved && hardened.Completed() == official.Completed() {
+		return ""
+	}
+	return "hardened verdict " + verdictWords(hardened) + ", official verdict " + verdictWords(official)
 }
 
 var appliedLine = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(MarkerAppliedPatch) + ` \((.*)\)\s*$`)

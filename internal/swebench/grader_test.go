@@ -76,23 +76,23 @@ func TestRunGraderForReal(t *testing.T) {
 	}{
 		"a fix resolves": {
 			model: map[string]string{"calc.py": fixedCalc}, version: "5", wantReport: true, wantResolved: true, wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 1},
+			want: reward.Result{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 1, RewardOfficialError: 0, RewardHardenedResolved: 1, RewardHardenedError: 0, RewardScoresOfficial: 0, RewardVerdictsDiffer: 0},
 		},
 		"an unrelated change does not resolve": {
 			model: map[string]string{"README": "hello\n"}, version: "4.1", wantReport: true, wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "agent_patch_applied": 1, "swebench_official_resolved": 0, RewardOfficialError: 0, RewardHardenedResolved: 0, RewardHardenedError: 0, RewardScoresOfficial: 0, RewardVerdictsDiffer: 0},
 		},
 		"a patch that does not apply is an error": {
 			model: nil, version: "5", wantError: "the model patch did not apply",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0, RewardOfficialError: 1, RewardHardenedResolved: 0, RewardHardenedError: 1, RewardScoresOfficial: 0, RewardVerdictsDiffer: 0},
 		},
 		"tests that run past the timeout are an error": {
 			model: map[string]string{"calc.py": slowAdd}, timeout: 2, version: "5", wantError: "the tests timed out", wantMethod: "git apply --verbose",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0, RewardOfficialError: 1, RewardHardenedResolved: 0, RewardHardenedError: 1, RewardScoresOfficial: 0, RewardVerdictsDiffer: 0},
 		},
 		"an empty patch is an error": {
 			model: map[string]string{}, version: "4.1", wantError: "the model patch is empty: the agent changed nothing",
-			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0},
+			want: reward.Result{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "agent_patch_applied": 0, "swebench_official_resolved": 0, RewardOfficialError: 1, RewardHardenedResolved: 0, RewardHardenedError: 1, RewardScoresOfficial: 0, RewardVerdictsDiffer: 0},
 		},
 	}
 	for name, tc := range tests {
@@ -196,6 +196,10 @@ func TestRunGraderFailures(t *testing.T) {
 		"a misspelt field": {
 			files: map[string]string{GradingFile: `{"grading_version": "5", "timeout": 10}`},
 			want:  []string{GradingFile, `unknown field "timeout"`, "docs/swebench.md"},
+		},
+		"an unknown scored verdict": {
+			files: map[string]string{GradingFile: `{"grading_version": "5", "scored_verdict": "strict"}`},
+			want:  []string{GradingFile, "field scored_verdict", `"strict"`, `"hardened"`, `"official"`},
 		},
 		"a negative timeout": {
 			files: map[string]string{GradingFile: `{"grading_version": "4.1", "timeout_sec": -1}`},

@@ -3,6 +3,7 @@ package swebench
 import (
 	"fmt"
 
+	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
@@ -81,9 +82,21 @@ func hardenedGrade(inst Instance, version GradingVersion, parserOverride string,
 		// Whole node ids: a dataset id 4.1 cut at a space matches the ids it begins.
 		statuses, evidence, prefixMatch = run.channel.results, run.channel.results, true
 	}
-	if problem := invalidRun(evidence, run.output, r.ExitCode); problem != "" {
+	if problem := hardenedRunCheck(evidence, run.output, r.ExitCode); problem != "" {
 		r.Error = "invalid run: " + problem
 		return r, nil
 	}
-	return judgeRun(inst, r, parser, statuses, run.output, false, prefixMatch), nil
+	rules := judgeRules{prefixMatch: prefixMatch, source: run.output, failOnlyPrefix: true,
+		notRunXfail: func() logparse.Statuses { return parser.Parse(run.output) }}
+	return judgeRun(inst, r, statuses, rules), nil
+}
+
+// hardenedRunCheck is 5's check that the run happened, under both versions and stricter: the
+// exit code must agree with the results even when nothing was parsed, and evidence that the
+// suite ran is our runners' summaries or 5.0.1's counts.
+func hardenedRunCheck(statuses logparse.Statuses, output string, exitCode *int) string {
+	if len(statuses) == 0 && !testresults.SuiteRan(output) && !officialSuiteRan5.MatchString(output) {
+		return "no test results and no sign that the test suite ran"
+	}
+	return failingExitWithoutFailure(statuses, exitCode)
 }

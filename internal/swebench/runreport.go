@@ -20,16 +20,27 @@ type CampaignReport struct {
 	ErrorIDs            []string       `json:"error_ids"`
 	SchemaVersion       int            `json:"schema_version"`
 	GradingVersion      GradingVersion `json:"grading_version"`
+	// ScoredVerdict is the verdict the counts are of (ScoreHardened or ScoreOfficial), when known.
+	ScoredVerdict string `json:"scored_verdict,omitempty"`
+	// VerdictDifferences are the instances whose hardened and official verdicts differ, by id:
+	// how and why (eval.json's verdict_difference).
+	VerdictDifferences map[string]string `json:"verdict_differences,omitempty"`
 }
 
-// RunReport builds the campaign report over the dataset instances: an instance without a
-// prediction is incomplete; one with a null or empty patch is empty_patch; one with a report that
-// is Completed counts as resolved or unresolved; any other submitted instance (no report, patch
-// failure, timeout, invalid run) is an error. Id lists are sorted.
+// RunReport builds the campaign report over the dataset instances, counting as both versions'
+// make_run_report do: every prediction is submitted (one outside the dataset too); a dataset
+// instance without a prediction is incomplete; one with a null or empty patch is empty_patch;
+// one with a report that is Completed counts as resolved or unresolved (a log the grading
+// rejected, 5's invalid runs included, is completed and unresolved); any other (no report: the
+// patch did not apply, the tests timed out) is an error. Id lists are sorted.
 func RunReport(instances []Instance, preds []Prediction, reports []InstanceReport, version GradingVersion) CampaignReport {
 	predByID := make(map[string]Prediction, len(preds))
+	var submitted []string
 	for _, p := range preds {
-		predByID[p.InstanceID] = p
+		if _, dup := predByID[p.InstanceID]; !dup {
+			submitted = append(submitted, p.InstanceID)
+		}
+		predByID[p.InstanceID] = p // the last prediction of an id wins, as in a dict
 	}
 	reportByID := make(map[string]InstanceReport, len(reports))
 	for _, r := range reports {
@@ -39,17 +50,16 @@ func RunReport(instances []Instance, preds []Prediction, reports []InstanceRepor
 		TotalInstances: len(instances),
 		SchemaVersion:  2,
 		GradingVersion: version,
-		CompletedIDs:   []string{}, IncompleteIDs: []string{}, EmptyPatchIDs: []string{}, SubmittedIDs: []string{},
+		CompletedIDs:   []string{}, IncompleteIDs: []string{}, EmptyPatchIDs: []string{}, SubmittedIDs: append([]string{}, submitted...),
 		ResolvedIDs: []string{}, UnresolvedIDs: []string{}, ErrorIDs: []string{},
 	}
 	for _, inst := range instances {
 		id := inst.InstanceID
-		p, submitted := predByID[id]
-		if !submitted {
+		p, predicted := predByID[id]
+		if !predicted {
 			rep.IncompleteIDs = append(rep.IncompleteIDs, id)
 			continue
 		}
-		rep.SubmittedIDs = append(rep.SubmittedIDs, id)
 		if p.Empty() {
 			rep.EmptyPatchIDs = append(rep.EmptyPatchIDs, id)
 			continue

@@ -24,6 +24,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/trialrecord"
 )
@@ -72,6 +73,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	rep := scoring.Score(ScoringTrials(trials))
+	if note := swebenchVerdicts(trials); note != "" {
+		fmt.Fprintln(o.ErrOut, note)
+	}
 	for _, t := range rep.Tasks {
 		if t.SubtasksVary {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
@@ -223,4 +227,41 @@ func subtasksOf(data []byte, readErr error) ([]sweepbundle.SubtaskOutcome, strin
 		return nil, err.Error()
 	}
 	return outcome.Subtasks, ""
+}
+
+// swebenchVerdicts is a note on the SWE-bench trials, which record the hardened and the
+// official verdict beside the scored one: how many each resolves, and which trials they differ
+// on; "" when no trial records both.
+func swebenchVerdicts(trials []passk.Trial) string {
+	var graded, scoresOfficial, hardened, official int
+	var differ []string
+	for _, t := range trials {
+		r := t.Rewards
+		if _, ok := r[swebench.RewardHardenedResolved]; !ok {
+			continue
+		}
+		graded++
+		hardened += int(r[swebench.RewardHardenedResolved])
+		official += int(r[swebench.RewardOfficialResolved])
+		scoresOfficial += int(r[swebench.RewardScoresOfficial])
+		if r[swebench.RewardVerdictsDiffer] == 1 {
+			differ = append(differ, t.Source)
+		}
+	}
+	if graded == 0 {
+		return ""
+	}
+	scored := "the " + swebench.ScoreHardened + " verdict"
+	switch scoresOfficial {
+	case 0:
+	case graded:
+		scored = "the " + swebench.ScoreOfficial + " verdict"
+	default:
+		scored = fmt.Sprintf("the %s verdict in %d and the %s in %d", swebench.ScoreOfficial, scoresOfficial, swebench.ScoreHardened, graded-scoresOfficial)
+	}
+	note := fmt.Sprintf("swebench: %d trials scored by %s; the hardened verdict resolves %d, the official %d", graded, scored, hardened, official)
+	if len(differ) == 0 {
+		return note + "; they agree on every trial"
+	}
+	return note + fmt.Sprintf("; they differ on %d (%s): eval.json's verdict_difference says how and why, `sweep swebench report` lists them", len(differ), strings.Join(differ, ", "))
 }

@@ -211,7 +211,8 @@ func TestSwebenchReport(t *testing.T) {
 	resolved := `{"calc__calc-1": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true, "infra_failure": false}}`
 	swebenchTrial(t, cl, run, "calc__calc-1", evalv1.TrialSucceeded, map[string][]byte{
 		podcontract.RecordSWEBenchReport: []byte(resolved),
-		podcontract.RecordEval:           []byte(`{"schema": "sweep-swebench-eval/1", "instance_id": "calc__calc-1", "grading_version": "5", "resolved": true}`),
+		podcontract.RecordEval: []byte(`{"schema": "sweep-swebench-eval/1", "instance_id": "calc__calc-1", "grading_version": "5", "resolved": true,
+			"scored_verdict": "hardened", "verdict_difference": "hardened verdict resolved, official verdict unresolved (invalid run: the test command exited 1 but no test failed or errored)"}`),
 	})
 	swebenchTrial(t, cl, run, "calc__calc-2", evalv1.TrialAgentRunning, nil)
 	stdout, stderr, err := report("swebench")

@@ -82,7 +82,15 @@ func runReport(ctx context.Context, cl client.Client, ns, name string, attempt i
 		record = recordOfTrials(g.finished)
 	}
 	instances, preds, unfinished := reportInput(record, g.finished)
-	return swebench.RunReport(instances, preds, g.reports, g.version), unfinished, nil
+	rep := swebench.RunReport(instances, preds, g.reports, g.version)
+	rep.ScoredVerdict = record.ScoredVerdict
+	if rep.ScoredVerdict == "" {
+		rep.ScoredVerdict = g.scoredVerdict
+	}
+	if len(g.differences) > 0 {
+		rep.VerdictDifferences = g.differences
+	}
+	return rep, unfinished, nil
 }
 
 // graded is what the trials of one attempt say: their report.json, the grading version their
@@ -91,10 +99,14 @@ type graded struct {
 	reports  []swebench.InstanceReport
 	version  swebench.GradingVersion
 	finished map[string]bool // instance id → its trial finished
+	// scoredVerdict is the verdict the first trial's report.json holds; differences the
+	// trials whose two verdicts differ, by instance id.
+	scoredVerdict string
+	differences   map[string]string
 }
 
 func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv1.TaskTrial, attempt int32) (graded, error) {
-	g := graded{finished: map[string]bool{}}
+	g := graded{finished: map[string]bool{}, differences: map[string]string{}}
 	for i := range trials {
 		tr := &trials[i]
 		if tr.Spec.Attempt != attempt {
@@ -108,12 +120,18 @@ func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv
 		if !g.finished[id] {
 			continue
 		}
-		rep, version, err := trialReport(ctx, cl, ns, tr)
+		rep, ev, err := trialReport(ctx, cl, ns, tr)
 		if err != nil {
 			return g, err
 		}
 		if g.version == "" {
-			g.version = version
+			g.version = ev.GradingVersion
+		}
+		if g.scoredVerdict == "" {
+			g.scoredVerdict = ev.ScoredVerdict
+		}
+		if ev.VerdictDifference != "" {
+			g.differences[id] = ev.VerdictDifference
 		}
 		if rep != nil {
 			g.reports = append(g.reports, *rep)
@@ -123,27 +141,26 @@ func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv
 }
 
 // trialReport reads a finished trial's results Secret: its report.json (nil for an error
-// instance) and the grading version its eval.json names.
-func trialReport(ctx context.Context, cl client.Client, ns string, tr *evalv1.TaskTrial) (*swebench.InstanceReport, swebench.GradingVersion, error) {
+// instance) and its eval.json (the zero GraderEval when it has none that reads).
+func trialReport(ctx context.Context, cl client.Client, ns string, tr *evalv1.TaskTrial) (*swebench.InstanceReport, swebench.GraderEval, error) {
 	secret := podbuild.ResultsSecretName(tr.Name)
+	var ev swebench.GraderEval
 	results, _, err := trialrecord.VerifierFiles(ctx, cl, tr)
 	if err != nil {
-		return nil, "", err
+		return nil, ev, err
 	}
-	var ev swebench.GraderEval
-	var version swebench.GradingVersion
-	if json.Unmarshal(results[podcontract.RecordEval], &ev) == nil {
-		version = ev.GradingVersion
+	if json.Unmarshal(results[podcontract.RecordEval], &ev) != nil {
+		ev = swebench.GraderEval{}
 	}
 	data, ok := results[podcontract.RecordSWEBenchReport]
 	if !ok {
-		return nil, version, nil
+		return nil, ev, nil
 	}
 	var rep swebench.InstanceReport
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, "", fmt.Errorf("secret %s/%s key %s of trial %s: not a SWE-bench report.json: %v; regrade the trial", ns, secret, podcontract.RecordSWEBenchReport, tr.Name, err)
+		return nil, ev, fmt.Errorf("secret %s/%s key %s of trial %s: not a SWE-bench report.json: %v; regrade the trial", ns, secret, podcontract.RecordSWEBenchReport, tr.Name, err)
 	}
-	return &rep, version, nil
+	return &rep, ev, nil
 }
 
 // recordOfTrials stands in for the import record of a campaign not written by import: its

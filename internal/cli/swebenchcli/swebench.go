@@ -52,10 +52,12 @@ const (
 // importRecord is import.json.
 type importRecord struct {
 	GradingVersion swebench.GradingVersion `json:"grading_version"`
-	Models         []string                `json:"models"`
-	InstanceIDs    []string                `json:"instance_ids"`
-	EmptyPatchIDs  []string                `json:"empty_patch_ids"`
-	MissingIDs     []string                `json:"missing_ids"`
+	// ScoredVerdict is which verdict the campaign scores (grading.json's scored_verdict).
+	ScoredVerdict string   `json:"scored_verdict,omitempty"`
+	Models        []string `json:"models"`
+	InstanceIDs   []string `json:"instance_ids"`
+	EmptyPatchIDs []string `json:"empty_patch_ids"`
+	MissingIDs    []string `json:"missing_ids"`
 }
 
 // ImportOptions of `sweep swebench import --instances F --predictions F -o OUT`.
@@ -64,6 +66,8 @@ type ImportOptions struct {
 	// ImageTemplate, when set, names each instance's evaluation image ({id}, {instance_id}).
 	ImageTemplate string
 	Grading       string
+	// Score is which verdict the campaign scores: swebench.ScoreHardened or ScoreOfficial.
+	Score string
 	// TimeoutSec is what the patch application and tests of one instance may take.
 	TimeoutSec float64
 	// Name is the SweepRun's and the import label's value.
@@ -103,6 +107,9 @@ func (o *ImportOptions) Validate() error {
 	var err error
 	if o.version, err = swebench.ParseGradingVersion(o.Grading); err != nil {
 		return fmt.Errorf("flag --grading: %w", err)
+	}
+	if o.Score, err = swebench.ParseScoredVerdict(o.Score); err != nil {
+		return fmt.Errorf("flag --score: %w", err)
 	}
 	if o.ImageTemplate != "" && !strings.Contains(o.ImageTemplate, "{id}") && !strings.Contains(o.ImageTemplate, "{instance_id}") {
 		return fmt.Errorf("flag --image-template %q has neither {id} nor {instance_id}: every instance would run in that one image; for example --image-template mirror.example/sweb.eval.x86_64.{id}:latest", o.ImageTemplate)
@@ -279,7 +286,7 @@ func newImportWriter(o *ImportOptions) *importWriter {
 		o:           o,
 		k:           catalogue.NewKustomization(o.namespace),
 		importLabel: importLabel,
-		grading:     swebench.GradingConfig{GradingVersion: string(o.version), TimeoutSec: o.TimeoutSec},
+		grading:     swebench.GradingConfig{GradingVersion: string(o.version), TimeoutSec: o.TimeoutSec, ScoredVerdict: scoredVerdictField(o.Score)},
 	}
 }
 
@@ -391,7 +398,7 @@ func (w *importWriter) addPatch(t importTask) error {
 
 // addRecord writes the import record: every id of the dataset and those not run.
 func (w *importWriter) addRecord(insts []swebench.Instance, m swebench.Matching) error {
-	record := importRecord{GradingVersion: w.o.version, Models: modelNames(m.ToRun),
+	record := importRecord{GradingVersion: w.o.version, ScoredVerdict: w.o.Score, Models: modelNames(m.ToRun),
 		InstanceIDs: make([]string, 0, len(insts)), EmptyPatchIDs: nonNil(m.EmptyPatchIDs), MissingIDs: nonNil(m.MissingIDs)}
 	for _, inst := range insts {
 		record.InstanceIDs = append(record.InstanceIDs, inst.InstanceID)
@@ -542,4 +549,12 @@ func writeFile(out, rel string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// scoredVerdictField is grading.json's scored_verdict for score: left out for the default.
+func scoredVerdictField(score string) string {
+	if score == swebench.ScoreHardened {
+		return ""
+	}
+	return score
 }

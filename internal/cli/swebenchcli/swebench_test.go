@@ -45,6 +45,7 @@ func TestImportErrors(t *testing.T) {
 		"no predictions":    {func(o *ImportOptions) { o.Predictions = "" }, []string{"flag --predictions is required"}},
 		"no output":         {func(o *ImportOptions) { o.OutDir = "" }, []string{"flag -o/--output-dir is required"}},
 		"bad grading":       {func(o *ImportOptions) { o.Grading = "4" }, []string{"flag --grading", `"4"`, "use 4.1 or 5"}},
+		"bad score":         {func(o *ImportOptions) { o.Score = "strict" }, []string{"flag --score", `"strict"`, `"hardened"`, `"official"`}},
 		"one image for all": {func(o *ImportOptions) { o.ImageTemplate = "reg.example/swebench:latest" }, []string{`flag --image-template "reg.example/swebench:latest"`, "{id}"}},
 		"bad timeout":       {func(o *ImportOptions) { o.TimeoutSec = 0 }, []string{"flag --timeout is 0"}},
 		"bad name":          {func(o *ImportOptions) { o.Name = "My_Run" }, []string{`flag --name "My_Run"`, "lower-case DNS name"}},
@@ -329,5 +330,20 @@ func TestImportVerifierNetwork(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{taskdef.NetworkNone, taskdef.NetworkPublic}, []string{task.Agent.NetworkMode, task.Verifier.NetworkMode}); diff != "" {
 		t.Errorf("agent and verifier network (-want +got):\n%s", diff)
+	}
+}
+
+func TestImportScoredVerdict(t *testing.T) {
+	for score, want := range map[string]string{"": "", swebench.ScoreHardened: "", swebench.ScoreOfficial: swebench.ScoreOfficial} {
+		t.Run("score "+score, func(t *testing.T) {
+			out, _ := importSwebench(t, func(o *ImportOptions) { o.Score = score })
+			in, err := swebench.ReadGraderDir(filepath.Join(out, "graders", "calc--calc-1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Config.ScoredVerdict != want {
+				t.Errorf("grading.json scored_verdict %q, want %q", in.Config.ScoredVerdict, want)
+			}
+		})
 	}
 }
