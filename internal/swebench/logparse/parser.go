@@ -7,6 +7,7 @@ package logparse
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,16 +48,36 @@ type Statuses = testresults.Results
 type Parser struct {
 	name  string
 	parse func(log string, d Dialect) Statuses
+	// byInstance is set for the language parsers (languages.go); inst is what For gave them.
+	byInstance func(log string, d Dialect, in Instance) Statuses
+	inst       Instance
 }
 
 // Name is the registry name, e.g. "parse_log_pytest".
 func (p Parser) Name() string { return p.name }
 
 // Parse reads log with everything our parser can see (the Full dialect).
-func (p Parser) Parse(log string) Statuses { return p.parse(log, Full) }
+func (p Parser) Parse(log string) Statuses { return p.ParseAs(log, Full) }
 
 // ParseAs reads log the way dialect d does.
-func (p Parser) ParseAs(log string, d Dialect) Statuses { return p.parse(log, d) }
+func (p Parser) ParseAs(log string, d Dialect) Statuses {
+	if p.byInstance != nil {
+		return p.byInstance(log, d, p.inst)
+	}
+	return p.parse(log, d)
+}
+
+// Exists reports whether SWE-bench's harness of dialect d has a parser of this name (Full:
+// always). Where it has none, ParseAs under d reads the log as that version's grading would
+// with the parser it picks instead (see absentUpstream).
+func (p Parser) Exists(d Dialect) bool {
+	return d == Full || !slices.Contains(absentUpstream[p.name], d)
+}
+
+// absentUpstream lists, per parser name, the official dialects whose harness has no function
+// of that name (the goldens' upstream path is empty there). Every Python parser exists in
+// both 4.1 and 5.
+var absentUpstream = map[string][]Dialect{}
 
 // JUnitName is the registry name of the JUnit XML reader, which SWE-bench does not have.
 const JUnitName = "junit"
@@ -83,15 +104,6 @@ var registry = map[string]func(string, Dialect) Statuses{
 	},
 	"parse_log_sympy": func(log string, d Dialect) Statuses {
 		return testresults.ParseSympy(log, testresults.SympyOptions{ExpectedFailuresAndSkips: d == Full})
-	},
-	"parse_log_gotest": func(log string, d Dialect) Statuses {
-		return testresults.ParseGoTestVerbose(log, testresults.ConsoleOptions{StripANSI: d == Full})
-	},
-	"parse_log_cargo": func(log string, d Dialect) Statuses {
-		return testresults.ParseCargo(log, testresults.CargoOptions{Lenient: d == Full})
-	},
-	"parse_log_jest": func(log string, d Dialect) Statuses {
-		return testresults.ParseJest(log, testresults.ConsoleOptions{StripANSI: d == Full})
 	},
 	JUnitName: func(log string, _ Dialect) Statuses { return testresults.ParseJUnitLog(log, junitRules) },
 }
@@ -135,6 +147,11 @@ func pytestFamily(v41, v5 testresults.PytestOptions) func(string, Dialect) Statu
 
 // Get returns the parser registered under name.
 func Get(name string) (Parser, error) {
+	if lp, ok := languageParsers[name]; ok {
+		return Parser{name: name, byInstance: func(log string, d Dialect, in Instance) Statuses {
+			return parseLanguage(lp, log, d, in)
+		}}, nil
+	}
 	fn, ok := registry[name]
 	if !ok {
 		return Parser{}, fmt.Errorf("unknown log parser %q: use one of %s", name, strings.Join(Names(), ", "))
@@ -144,8 +161,11 @@ func Get(name string) (Parser, error) {
 
 // Names lists the registered parser names, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
+	names := make([]string, 0, len(registry)+len(languageParsers))
 	for n := range registry {
+		names = append(names, n)
+	}
+	for n := range languageParsers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -173,22 +193,13 @@ var repoParsers = map[string]string{
 	"sympy/sympy":                  "parse_log_sympy",
 	"mwaskom/seaborn":              "parse_log_seaborn",
 	"matplotlib/matplotlib":        "parse_log_matplotlib",
-	"caddyserver/caddy":            "parse_log_gotest",
-	"hashicorp/terraform":          "parse_log_gotest",
-	"prometheus/prometheus":        "parse_log_gotest",
-	"gohugoio/hugo":                "parse_log_gotest",
-	"gin-gonic/gin":                "parse_log_gotest",
-	"burntsushi/ripgrep":           "parse_log_cargo",
-	"sharkdp/bat":                  "parse_log_cargo",
-	"astral-sh/ruff":               "parse_log_cargo",
-	"tokio-rs/tokio":               "parse_log_cargo",
-	"uutils/coreutils":             "parse_log_cargo",
-	"nushell/nushell":              "parse_log_cargo",
-	"tokio-rs/axum":                "parse_log_cargo",
 }
 
 // ForRepo returns the parser name SWE-bench uses for repo ("owner/name").
 func ForRepo(repo string) (string, bool) {
-	name, ok := repoParsers[repo]
-	return name, ok
+	if name, ok := repoParsers[repo]; ok {
+		return name, true
+	}
+	lang, ok := languageRepos[repo]
+	return lang.parser, ok
 }

@@ -238,7 +238,7 @@ func TestParseJUnit(t *testing.T) {
 
 func TestGetUnknownParser(t *testing.T) {
 	_, err := Get("parse_log_nose")
-	if err == nil || !strings.Contains(err.Error(), `unknown log parser "parse_log_nose": use one of junit, parse_log_cargo`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown log parser "parse_log_nose": use one of junit, parse_log_ant, parse_log_astropy`) {
 		t.Fatalf("err = %v", err)
 	}
 }
