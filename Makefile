@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build deps manifests generate test test-corpus lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build deps manifests generate test test-corpus swebench-goldens lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
 
 all: build
 
@@ -70,6 +70,11 @@ CORPUS_TESTS := ^(TestLoadSWESweepCorpus|TestTasksValidateCorpus)$$
 test-corpus:
 	@test -n "$(CORPUS)" || { echo "test-corpus: say where the corpus is: make test-corpus CORPUS=path/to/tasks" >&2; exit 1; }
 	SWEEP_CORPUS=$(abspath $(CORPUS)) $(GO) test -count=1 -v -run '$(CORPUS_TESTS)' ./internal/taskdef/ ./cmd/sweep/
+
+## swebench-goldens: rewrite logparse's parser goldens from SWE-bench's own parsers (tags v4.1.0, v5.0.1).
+swebench-goldens:
+	@test -n "$(SWEBENCH_GIT)" || { echo "swebench-goldens: say where SWE-bench is: make swebench-goldens SWEBENCH_GIT=path/or/url [SEED=1]" >&2; exit 1; }
+	hack/swebench-goldens/run.sh $(SWEBENCH_GIT) internal/swebench/logparse/testdata/official $(or $(SEED),1)
 
 ## lint: golangci-lint, pinned in hack/lint.sh, with .golangci.yml.
 lint:
