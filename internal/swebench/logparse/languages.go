@@ -1,6 +1,10 @@
 package logparse
 
-import "github.com/swe-sweep/sweep-operator/internal/testresults"
+import (
+	"slices"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
 
 // Instance is what a few official parsers read besides the log: the instance id
 // (immutable-js and jekyll pick a runner by pull request number) and the version (next and
@@ -136,78 +140,90 @@ func parseLanguage(lp languageParser, log string, d Dialect, in Instance) Status
 }
 
 // languageRepos is the repository → parser table of SWE-bench's non-Python repositories: 4.1's
-// MAP_REPO_TO_PARSER entries and, marked in5Only, those 5.0.1's log_parsers files add.
-var languageRepos = map[string]struct {
-	parser  string
-	in5Only bool
-}{
+// MAP_REPO_TO_PARSER entries and those 5.0.1's log_parsers files add (whose parsers 4.1 lacks, so
+// that a 4.1 grade of them is refused by Exists).
+var languageRepos = map[string]string{
 	// C and C++ (SWE-bench Multilingual).
-	"redis/redis":             {parser: "parse_log_redis"},
-	"jqlang/jq":               {parser: "parse_log_jq"},
-	"nlohmann/json":           {parser: "parse_log_doctest"},
-	"micropython/micropython": {parser: "parse_log_micropython_test"},
-	"valkey-io/valkey":        {parser: "parse_log_redis"},
-	"fmtlib/fmt":              {parser: "parse_log_googletest"},
+	"redis/redis":             "parse_log_redis",
+	"jqlang/jq":               "parse_log_jq",
+	"nlohmann/json":           "parse_log_doctest",
+	"micropython/micropython": "parse_log_micropython_test",
+	"valkey-io/valkey":        "parse_log_redis",
+	"fmtlib/fmt":              "parse_log_googletest",
 	// Go.
-	"caddyserver/caddy":     {parser: "parse_log_gotest"},
-	"hashicorp/terraform":   {parser: "parse_log_gotest"},
-	"prometheus/prometheus": {parser: "parse_log_gotest"},
-	"gohugoio/hugo":         {parser: "parse_log_gotest"},
-	"gin-gonic/gin":         {parser: "parse_log_gotest"},
+	"caddyserver/caddy":     "parse_log_gotest",
+	"hashicorp/terraform":   "parse_log_gotest",
+	"prometheus/prometheus": "parse_log_gotest",
+	"gohugoio/hugo":         "parse_log_gotest",
+	"gin-gonic/gin":         "parse_log_gotest",
 	// Java.
-	"google/gson":           {parser: "parse_log_maven"},
-	"apache/druid":          {parser: "parse_log_maven"},
-	"javaparser/javaparser": {parser: "parse_log_maven"},
-	"projectlombok/lombok":  {parser: "parse_log_ant"},
-	"apache/lucene":         {parser: "parse_log_gradle_custom"},
-	"reactivex/rxjava":      {parser: "parse_log_gradle_custom"},
+	"google/gson":           "parse_log_maven",
+	"apache/druid":          "parse_log_maven",
+	"javaparser/javaparser": "parse_log_maven",
+	"projectlombok/lombok":  "parse_log_ant",
+	"apache/lucene":         "parse_log_gradle_custom",
+	"reactivex/rxjava":      "parse_log_gradle_custom",
 	// JavaScript and TypeScript (SWE-bench Multimodal and Multilingual).
-	"Automattic/wp-calypso":     {parser: "parse_log_calypso"},
-	"chartjs/Chart.js":          {parser: "parse_log_chart_js"},
-	"markedjs/marked":           {parser: "parse_log_marked"},
-	"processing/p5.js":          {parser: "parse_log_p5js"},
-	"diegomura/react-pdf":       {parser: "parse_log_react_pdf"},
-	"babel/babel":               {parser: "parse_log_jest"},
-	"vuejs/core":                {parser: "parse_log_vitest"},
-	"facebook/docusaurus":       {parser: "parse_log_jest"},
-	"immutable-js/immutable-js": {parser: "parse_log_immutable_js"},
-	"mrdoob/three.js":           {parser: "parse_log_tap"},
-	"preactjs/preact":           {parser: "parse_log_karma"},
-	"axios/axios":               {parser: "parse_log_tap"},
-	// 5.0.1 only.
-	"alibaba-fusion/next":           {parser: "parse_log_next", in5Only: true},
-	"bpmn-io/bpmn-js":               {parser: "parse_log_bpmn_js", in5Only: true},
-	"carbon-design-system/carbon":   {parser: "parse_log_carbon", in5Only: true},
-	"cypress-io/cypress":            {parser: "parse_log_cypress", in5Only: true},
-	"emotion-js/emotion":            {parser: "parse_log_emotion", in5Only: true},
-	"eslint/eslint":                 {parser: "parse_log_eslint", in5Only: true},
-	"GoogleChrome/lighthouse":       {parser: "parse_log_lighthouse", in5Only: true},
-	"grommet/grommet":               {parser: "parse_log_grommet", in5Only: true},
-	"highlightjs/highlight.js":      {parser: "parse_log_highlightjs", in5Only: true},
-	"openlayers/openlayers":         {parser: "parse_log_openlayers", in5Only: true},
-	"plotly/plotly.js":              {parser: "parse_plotly_js", in5Only: true},
-	"prettier/prettier":             {parser: "parse_log_prettier", in5Only: true},
-	"PrismJS/prism":                 {parser: "parse_log_prismjs", in5Only: true},
-	"quarto-dev/quarto-cli":         {parser: "parse_log_quarto_cli", in5Only: true},
-	"scratchfoundation/scratch-gui": {parser: "parse_log_scratch_gui", in5Only: true},
+	"Automattic/wp-calypso":     "parse_log_calypso",
+	"chartjs/Chart.js":          "parse_log_chart_js",
+	"markedjs/marked":           "parse_log_marked",
+	"processing/p5.js":          "parse_log_p5js",
+	"diegomura/react-pdf":       "parse_log_react_pdf",
+	"babel/babel":               "parse_log_jest",
+	"vuejs/core":                "parse_log_vitest",
+	"facebook/docusaurus":       "parse_log_jest",
+	"immutable-js/immutable-js": "parse_log_immutable_js",
+	"mrdoob/three.js":           "parse_log_tap",
+	"preactjs/preact":           "parse_log_karma",
+	"axios/axios":               "parse_log_tap",
+	// 5.0.1 only (its per-language maps; instances of 5 name their parser).
+	"alibaba-fusion/next":           "parse_log_next",
+	"bpmn-io/bpmn-js":               "parse_log_bpmn_js",
+	"carbon-design-system/carbon":   "parse_log_carbon",
+	"cypress-io/cypress":            "parse_log_cypress",
+	"emotion-js/emotion":            "parse_log_emotion",
+	"eslint/eslint":                 "parse_log_eslint",
+	"GoogleChrome/lighthouse":       "parse_log_lighthouse",
+	"grommet/grommet":               "parse_log_grommet",
+	"highlightjs/highlight.js":      "parse_log_highlightjs",
+	"openlayers/openlayers":         "parse_log_openlayers",
+	"plotly/plotly.js":              "parse_plotly_js",
+	"prettier/prettier":             "parse_log_prettier",
+	"PrismJS/prism":                 "parse_log_prismjs",
+	"quarto-dev/quarto-cli":         "parse_log_quarto_cli",
+	"scratchfoundation/scratch-gui": "parse_log_scratch_gui",
 	// PHP.
-	"phpoffice/phpspreadsheet":  {parser: "parse_log_phpunit"},
-	"laravel/framework":         {parser: "parse_log_phpunit"},
-	"php-cs-fixer/php-cs-fixer": {parser: "parse_log_phpunit"},
-	"briannesbitt/carbon":       {parser: "parse_log_phpunit"},
+	"phpoffice/phpspreadsheet":  "parse_log_phpunit",
+	"laravel/framework":         "parse_log_phpunit",
+	"php-cs-fixer/php-cs-fixer": "parse_log_phpunit",
+	"briannesbitt/carbon":       "parse_log_phpunit",
 	// Ruby.
-	"jekyll/jekyll":     {parser: "parse_log_jekyll"},
-	"fluent/fluentd":    {parser: "parse_log_ruby_unit"},
-	"fastlane/fastlane": {parser: "parse_log_rspec_transformed_json"},
-	"jordansissel/fpm":  {parser: "parse_log_rspec_transformed_json"},
-	"faker-ruby/faker":  {parser: "parse_log_ruby_unit"},
-	"rubocop/rubocop":   {parser: "parse_log_rspec_transformed_json"},
+	"jekyll/jekyll":     "parse_log_jekyll",
+	"fluent/fluentd":    "parse_log_ruby_unit",
+	"fastlane/fastlane": "parse_log_rspec_transformed_json",
+	"jordansissel/fpm":  "parse_log_rspec_transformed_json",
+	"faker-ruby/faker":  "parse_log_ruby_unit",
+	"rubocop/rubocop":   "parse_log_rspec_transformed_json",
 	// Rust.
-	"burntsushi/ripgrep": {parser: "parse_log_cargo"},
-	"sharkdp/bat":        {parser: "parse_log_cargo"},
-	"astral-sh/ruff":     {parser: "parse_log_cargo"},
-	"tokio-rs/tokio":     {parser: "parse_log_cargo"},
-	"uutils/coreutils":   {parser: "parse_log_cargo"},
-	"nushell/nushell":    {parser: "parse_log_cargo"},
-	"tokio-rs/axum":      {parser: "parse_log_cargo"},
+	"burntsushi/ripgrep": "parse_log_cargo",
+	"sharkdp/bat":        "parse_log_cargo",
+	"astral-sh/ruff":     "parse_log_cargo",
+	"tokio-rs/tokio":     "parse_log_cargo",
+	"uutils/coreutils":   "parse_log_cargo",
+	"nushell/nushell":    "parse_log_cargo",
+	"tokio-rs/axum":      "parse_log_cargo",
+}
+
+// Repos lists every repository ForRepo knows, sorted: the repositories SWE-bench 4.1's map or
+// 5.0.1's log_parsers files give a parser.
+func Repos() []string {
+	repos := make([]string, 0, len(repoParsers)+len(languageRepos))
+	for r := range repoParsers {
+		repos = append(repos, r)
+	}
+	for r := range languageRepos {
+		repos = append(repos, r)
+	}
+	slices.Sort(repos)
+	return repos
 }

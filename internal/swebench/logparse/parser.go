@@ -200,6 +200,6 @@ func ForRepo(repo string) (string, bool) {
 	if name, ok := repoParsers[repo]; ok {
 		return name, true
 	}
-	lang, ok := languageRepos[repo]
-	return lang.parser, ok
+	name, ok := languageRepos[repo]
+	return name, ok
 }
