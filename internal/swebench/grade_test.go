@@ -116,9 +116,9 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
-		"truncated dataset id, 5: whole ids that agree": {
-			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
-			log:            officialLog("t.py::p[a b] PASSED [ 50%]\nt.py::p[a c] PASSED [100%]\n"+summary, 0),
+		"truncated dataset id, 5: whole ids that agree (parse_log_pytest_v2 keeps them whole)": {
+			inst:           Instance{InstanceID: "astropy__astropy-1", Repo: "astropy/astropy", FailToPass: []string{"t.py::p[a"}},
+			log:            officialLog("t.py::p[a b] PASSED\nt.py::p[a c] PASSED\n"+summary, 0),
 			version:        V5,
 			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // PytestLines is a grammar for pytest's result lines in a log.
@@ -12,15 +13,16 @@ type PytestLines int
 const (
 	// PytestWholeIDs reads "STATUS <id>[ - message]" and "<id> STATUS[ ...]" with whole ids (a
 	// "[a b]" parameter keeps its spaces); "SKIPPED [3] file:line" skip counts are not tests.
-	// SWE-bench 5's parse_log_pytest.
+	// Our own reading (logparse's Full dialect), not SWE-bench's.
 	PytestWholeIDs PytestLines = iota
-	// PytestFields reads "STATUS <id> ..." as SWE-bench 4.1 did: the id is the second
-	// whitespace-separated field and the status the first as written, which may be no status at
-	// all ("PASSEDX"; grading then counts it neither way). FAILED lines lose " - " first so the
-	// message is not the id.
+	// PytestFields reads a line that starts with a status word as SWE-bench's parse_log_pytest
+	// does (4.1 and 5): the id is the second field of Python's str.split() (so "[a b]" is cut
+	// at its space) and the status the first as written, which may be no status at all
+	// ("PASSEDX"; grading then counts it neither way). FAILED lines lose " - " first so the
+	// message is not the id. Verbose "<id> PASSED [ 50%]" lines are not read.
 	PytestFields
 	// PytestSeaborn reads only "FAILED <id>", "<id> PASSED ..." and "PASSED <id>"
-	// (parse_log_seaborn, the same in 4.1 and 5).
+	// (parse_log_seaborn; 4.1 raises where 5 skips a line of fewer than two fields).
 	PytestSeaborn
 	// PytestNodeIDs is the bundle grader's grammar (ReadPytest): "STATUS <id>[ - message]",
 	// also after xdist's "[gw0] [ 50%] " prefixes, the message cut at " - " outside brackets and
@@ -33,11 +35,19 @@ const (
 // parse_log_pytest.
 type PytestOptions struct {
 	Lines PytestLines
-	// TrailingStatus also reads "<id> ... STATUS" lines under PytestFields, the id being the
-	// first field and the status the second (parse_log_pytest_v2 under 4.1).
+	// TrailingStatus also reads a line that does not start but ends with a status word under
+	// PytestFields: the id is its first field and the status its second (parse_log_pytest_v2
+	// under 4.1), or with JoinedFields the fields but the last and the last.
 	TrailingStatus bool
-	// StripColourAndControl removes every "[<digits>m" and every byte from 1 to 31, tabs
-	// included (parse_log_pytest_v2's clean-up).
+	// JoinedFields makes the id of a PytestFields line every field after the status joined by
+	// one space (so "[a  b]" becomes "[a b]", and " - reason" stays in the id of every status
+	// but FAILED), and cuts a FAILED line at its first " - " (parse_log_pytest_v2 under 5).
+	JoinedFields bool
+	// SkipSummaries drops a PytestFields line "SKIPPED [N] ..." whose second field is exactly
+	// "[N]" (SWE-bench 5's skip-summary check); a "PASSED [100%]" line is still read.
+	SkipSummaries bool
+	// StripColourAndControl removes every "[<digits>m" and then every character from U+0001 to
+	// U+001F, tabs included (parse_log_pytest_v2's clean-up).
 	StripColourAndControl bool
 	// StripANSI removes CSI escape sequences (colours, cursor moves).
 	StripANSI bool
@@ -108,7 +118,7 @@ func (o PytestOptions) record(out Results, line string, read func(string) (strin
 func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
 	switch o.Lines {
 	case PytestFields:
-		return func(line string) (string, Status, bool) { return readPytestFields(line, o.TrailingStatus) }
+		return o.readPytestFields
 	case PytestSeaborn:
 		return readPytestSeaborn
 	case PytestNodeIDs:
@@ -118,33 +128,62 @@ func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
 }
 
 // readPytestFields reads a line with the PytestFields grammar.
-func readPytestFields(line string, trailingStatus bool) (string, Status, bool) {
-	for _, w := range swebenchPytestWords {
-		if strings.HasPrefix(line, w.word) {
-			if w.status == Failed {
+func (o PytestOptions) readPytestFields(line string) (string, Status, bool) {
+	if word, _ := leadingStatus(line); word != "" {
+		if word == string(Failed) {
+			if o.JoinedFields {
+				line, _, _ = strings.Cut(line, " - ")
+			} else {
 				line = strings.ReplaceAll(line, " - ", " ")
 			}
-			first, rest := nextField(line)
-			second, _ := nextField(rest)
-			if second == "" {
-				return "", "", false
-			}
-			return second, Status(first), true
+		}
+		first, rest := pyNextField(line)
+		second, _ := pyNextField(rest)
+		if second == "" || (o.SkipSummaries && first == string(Skipped) && isPySkipCount(second)) {
+			return "", "", false
+		}
+		if o.JoinedFields {
+			return pyJoinedFields(rest), Status(first), true
+		}
+		return second, Status(first), true
+	}
+	if !o.TrailingStatus || !hasTrailingStatus(line) {
+		return "", "", false
+	}
+	if o.JoinedFields {
+		fields := pyFields(line)
+		if len(fields) < 2 {
+			return "", "", false
+		}
+		return strings.Join(fields[:len(fields)-1], " "), Status(fields[len(fields)-1]), true
+	}
+	first, rest := pyNextField(line)
+	second, _ := pyNextField(rest)
+	if second == "" {
+		return "", "", false
+	}
+	return first, Status(second), true
+}
+
+// hasTrailingStatus reports whether line ends with one of SWE-bench's status words.
+func hasTrailingStatus(line string) bool {
+	for _, w := range swebenchPytestWords {
+		if strings.HasSuffix(line, w.word) {
+			return true
 		}
 	}
-	if trailingStatus {
-		for _, w := range swebenchPytestWords {
-			if strings.HasSuffix(line, w.word) {
-				first, rest := nextField(line)
-				second, _ := nextField(rest)
-				if second == "" {
-					return "", "", false
-				}
-				return first, Status(second), true
-			}
-		}
+	return false
+}
+
+// isPySkipCount reports whether field is "[N]" as SWE-bench 5's `^\[\d+\]$` matches it (any
+// Unicode decimal digits).
+func isPySkipCount(field string) bool {
+	inner, ok := strings.CutPrefix(field, "[")
+	if !ok {
+		return false
 	}
-	return "", "", false
+	inner, ok = strings.CutSuffix(inner, "]")
+	return ok && isPyDigits(inner)
 }
 
 // readPytestWholeIDs reads a line with the PytestWholeIDs grammar.
@@ -186,23 +225,20 @@ func readPytestWholeIDs(line string, o PytestOptions) (string, Status, bool) {
 
 // readPytestSeaborn reads a line with the PytestSeaborn grammar.
 func readPytestSeaborn(line string) (string, Status, bool) {
+	first, rest := pyNextField(line)
+	second, _ := pyNextField(rest)
+	if second == "" {
+		return "", "", false
+	}
 	switch {
 	case strings.HasPrefix(line, "FAILED"):
-		if _, rest := nextField(line); rest != "" {
-			if id, _ := nextField(rest); id != "" {
-				return id, Failed, true
-			}
-		}
+		return second, Failed, true
 	case strings.Contains(line, " PASSED "):
-		first, rest := nextField(line)
-		if second, _ := nextField(rest); second == "PASSED" {
+		if second == "PASSED" {
 			return first, Passed, true
 		}
 	case strings.HasPrefix(line, "PASSED"):
-		_, rest := nextField(line)
-		if id, _ := nextField(rest); id != "" {
-			return id, Passed, true
-		}
+		return second, Passed, true
 	}
 	return "", "", false
 }
@@ -271,10 +307,12 @@ func basenameParam(id string) string {
 	return id[:open] + "[" + param + "]"
 }
 
-// stripColourAndControl drops every "[<digits>m" and every byte from 1 to 31
-// (StripColourAndControl).
+// stripColourAndControl drops every "[<digits>m" (Unicode decimal digits, as Python's \d),
+// then every byte from 1 to 31 (StripColourAndControl). One pass does both: a control byte
+// inside "[1\x1b2m" stops the first match, and removing it afterwards leaves "[12m", as the
+// two steps in order do.
 func stripColourAndControl(line string) string {
-	if !strings.ContainsFunc(line, func(r rune) bool { return r < 32 || r == '[' }) {
+	if !strings.ContainsFunc(line, func(r rune) bool { return (r > 0 && r < 32) || r == '[' }) {
 		return line
 	}
 	var b strings.Builder
@@ -282,12 +320,8 @@ func stripColourAndControl(line string) string {
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		if c == '[' {
-			j := i + 1
-			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-				j++
-			}
-			if j > i+1 && j < len(line) && line[j] == 'm' {
-				i = j
+			if end := colourCodeEnd(line, i+1); end > 0 {
+				i = end
 				continue
 			}
 		}
@@ -297,4 +331,24 @@ func stripColourAndControl(line string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// colourCodeEnd returns the index of the "m" that ends the digits at line[start:], or -1.
+func colourCodeEnd(line string, start int) int {
+	j := start
+	for j < len(line) {
+		if c := line[j]; c >= '0' && c <= '9' {
+			j++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(line[j:])
+		if r < utf8.RuneSelf || !unicode.IsDigit(r) {
+			break
+		}
+		j += size
+	}
+	if j > start && j < len(line) && line[j] == 'm' {
+		return j
+	}
+	return -1
 }

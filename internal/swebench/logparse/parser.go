@@ -82,23 +82,47 @@ var absentUpstream = map[string][]Dialect{}
 // JUnitName is the registry name of the JUnit XML reader, which SWE-bench does not have.
 const JUnitName = "junit"
 
-// The line grammars of SWE-bench's pytest parsers: 4.1 cuts ids at whitespace, 5 keeps them whole.
+// The line grammars of SWE-bench's pytest parsers. Both versions cut an id at its first
+// whitespace and read only lines that start with a status word; 5 drops "SKIPPED [N]" skip
+// summaries. parse_log_pytest_v2 also reads lines that end with a status word, and under 5
+// keeps every field after the status in the id.
 var (
-	fields   = testresults.PytestOptions{Lines: testresults.PytestFields}
-	wholeIDs = testresults.PytestOptions{Lines: testresults.PytestWholeIDs}
+	fields41 = testresults.PytestOptions{Lines: testresults.PytestFields}
+	fields5  = testresults.PytestOptions{Lines: testresults.PytestFields, SkipSummaries: true}
+	v2of41   = testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true}
+	v2of5    = testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true,
+		JoinedFields: true, SkipSummaries: true}
+	seaborn = testresults.PytestOptions{Lines: testresults.PytestSeaborn}
+)
+
+// The SWE-bench parsers that are another name of one of them (the same function in 4.1 and 5).
+var (
+	pytestParser        = pytestFamily(fields41, fields5)
+	pytestOptionsParser = pytestFamily(withBasenameParams(fields41), withBasenameParams(fields5))
+	pytestV2Parser      = pytestFamily(v2of41, v2of5)
 )
 
 // registry maps each SWE-bench parser name onto the testresults parser and the options that
 // reproduce each dialect's reading.
 var registry = map[string]func(string, Dialect) Statuses{
-	"parse_log_pytest":         pytestFamily(fields, wholeIDs),
-	"parse_log_pytest_options": pytestFamily(withBasenameParams(fields), withBasenameParams(wholeIDs)),
-	"parse_log_pytest_v2": pytestFamily(
-		testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true},
-		testresults.PytestOptions{Lines: testresults.PytestWholeIDs, StripColourAndControl: true}),
-	// matplotlib's and seaborn's parsers did not change in 5.
-	"parse_log_matplotlib": pytestFamily(withMouseButtons(fields), withMouseButtons(fields)),
-	"parse_log_seaborn":    pytestFamily(testresults.PytestOptions{Lines: testresults.PytestSeaborn}, testresults.PytestOptions{Lines: testresults.PytestSeaborn}),
+	"parse_log_pytest":         pytestParser,
+	"parse_log_astroid":        pytestParser,
+	"parse_log_flask":          pytestParser,
+	"parse_log_marshmallow":    pytestParser,
+	"parse_log_pvlib":          pytestParser,
+	"parse_log_pyvista":        pytestParser,
+	"parse_log_sqlfluff":       pytestParser,
+	"parse_log_xarray":         pytestParser,
+	"parse_log_pytest_options": pytestOptionsParser,
+	"parse_log_pydicom":        pytestOptionsParser,
+	"parse_log_requests":       pytestOptionsParser,
+	"parse_log_pylint":         pytestOptionsParser,
+	"parse_log_pytest_v2":      pytestV2Parser,
+	"parse_log_astropy":        pytestV2Parser,
+	"parse_log_scikit":         pytestV2Parser,
+	"parse_log_sphinx":         pytestV2Parser,
+	"parse_log_matplotlib":     pytestFamily(withMouseButtons(fields41), withMouseButtons(fields5)),
+	"parse_log_seaborn":        pytestFamily(seaborn, seaborn),
 	"parse_log_django": func(log string, d Dialect) Statuses {
 		return testresults.ParseDjango(log, testresults.DjangoOptions{WholeHeaderNames: d == Full, ExpectedFailures: d == Full})
 	},
