@@ -156,7 +156,7 @@ func TestGrade(t *testing.T) {
 			inst: Instance{InstanceID: "chartjs__Chart.js-1", Repo: "chartjs/Chart.js", LogParser: "parse_log_jest",
 				FailToPass: []string{"renders", "absent"}, PassToPass: []string{"broken"}},
 			log:            officialLog("  ✓ renders (3 ms)\n  ✕ broken (1 ms)\nTests: 1 failed, 1 passed", 1),
-			version:        V41,
+			version:        V5,
 			wantResolution: ResolvedNo,
 			wantF2P:        TestOutcomes{Success: []string{"renders", "absent"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{"broken"}},
