@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // The official parsers are Python: their regular expressions run on str, where \s, \d and \w are
@@ -75,18 +77,11 @@ func pyRe(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// isPySpace reports whether r is whitespace to Python's str.isspace().
-func isPySpace(r rune) bool {
-	switch {
-	case r >= '\t' && r <= '\r', r >= 0x1c && r <= 0x20, r == 0x85, r == 0xa0, r == 0x1680,
-		r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029, r == 0x202f, r == 0x205f, r == 0x3000:
-		return true
-	}
-	return false
-}
-
-// pyStrip is Python's str.strip().
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
+// isPySpace is Python's str.isspace(); pyStrip is str.strip().
+var (
+	isPySpace = testresults.PyIsSpace
+	pyStrip   = testresults.PyStrip
+)
 
 // pyLstrip is Python's str.lstrip().
 func pyLstrip(s string) string { return strings.TrimLeftFunc(s, isPySpace) }
