@@ -244,6 +244,8 @@ func parseCarbon(log string) Statuses {
 	return out
 }
 
+var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○": skipped}
+
 var jestLine = pyRe(`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
 
 // parseJestOfficial is parse_log_jest: verbose Jest marks on the stripped line, the title as the
@@ -262,7 +264,7 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 		if stripTitle {
 			name = pyStrip(name)
 		}
-		out[name] = map[string]testresults.Status{"✓": passed, "✕": failed, "○": skipped}[m[1]]
+		out[name] = jestMarks[m[1]]
 	}
 	return out
 }
@@ -281,6 +283,8 @@ func parseJestJSON(log string) Statuses {
 	return out
 }
 
+var vitestMarks = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}
+
 var vitestLine = pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`)
 
 // parseVitest: vitest --reporter=verbose marks. A trailing " <number>" (with or without "ms") is
@@ -292,7 +296,7 @@ func parseVitest(log string) Statuses {
 			continue
 		}
 		if m := vitestLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			out[m[2]] = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}[m[1]]
+			out[m[2]] = vitestMarks[m[1]]
 		}
 	}
 	return out
@@ -419,6 +423,8 @@ func parseHighlightJS(log string) Statuses {
 	return out
 }
 
+var mochaLists = map[string]testresults.Status{"failures": failed, "passes": passed}
+
 const prismTestCommand = "./node_modules/.bin/mocha tests/run.js --reporter json"
 
 // parsePrismJS: after each prism test command, the text from the first "{" to the last "}" is
@@ -439,7 +445,7 @@ func parsePrismJS(log string) Statuses {
 				return nil
 			}
 			for _, t := range titles {
-				out[t] = map[string]testresults.Status{"failures": failed, "passes": passed}[key]
+				out[t] = mochaLists[key]
 			}
 		}
 	}

@@ -39,6 +39,8 @@ func byWord(g int, words map[string]testresults.Status) func([]string) testresul
 	return func(m []string) testresults.Status { return words[m[g]] }
 }
 
+var rubyUnitOutcomes = map[string]testresults.Status{".": passed, "E": failed, "F": failed, "O": skipped}
+
 var redisLine = pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
 var redisFileSuffix = pyRe(`\s+in\s+\S+$`)
 
@@ -87,7 +89,7 @@ var (
 	// the line; the outcome is group 2 or 3.
 	parseRubyUnit = lineParser(pyRe(`^\s*(?:test: )?(.+):\s+(?:(\.)|([EFO])(?:$|[^`+pyWord+`]))`), ":", 1,
 		func(m []string) testresults.Status {
-			return map[string]testresults.Status{".": passed, "E": failed, "F": failed, "O": skipped}[m[2]+m[3]]
+			return rubyUnitOutcomes[m[2]+m[3]]
 		})
 	parseRspecTransformedJSON = lineParser(pyRe(`^(.+) - (passed|failed)`), " - ", 1,
 		byWord(2, map[string]testresults.Status{"passed": passed, "failed": failed}))
@@ -111,6 +113,8 @@ func parseJekyll(log string, _ Dialect, in Instance) Statuses {
 	return nil
 }
 
+var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "↩": skipped}
+
 var (
 	phpunitSuite = pyRe(`^(\w.+) \(.+\)$`)
 	phpunitTest  = pyRe(`^\s*([✔✘↩])\s*(.*)$`)
@@ -127,17 +131,42 @@ func parsePHPUnit(log string) Statuses {
 			continue
 		}
 		if m := phpunitTest.FindStringSubmatch(line); m != nil {
-			out[suite+" > "+m[2]] = map[string]testresults.Status{"✔": passed, "✘": failed, "↩": skipped}[m[1]]
+			out[suite+" > "+m[2]] = phpunitMarks[m[1]]
 		}
 	}
 	return out
 }
 
-var (
-	mavenTestName = pyRe(`^.*-Dtest=(\S+).*$`)
-	mavenResult   = pyRe(`^.*BUILD (SUCCESS|FAILURE)$`)
-	mavenStatus   = map[string]testresults.Status{"SUCCESS": passed, "FAILURE": failed}
-)
+var mavenStatus = map[string]testresults.Status{"SUCCESS": passed, "FAILURE": failed}
+
+// mavenTestName is the official `^.*-Dtest=(\S+).*$` on a stripped line: the run of
+// non-whitespace after the last "-Dtest=" that has one.
+func mavenTestName(line string) (string, bool) {
+	for end := len(line); ; {
+		i := strings.LastIndex(line[:end], "-Dtest=")
+		if i < 0 {
+			return "", false
+		}
+		rest := line[i+len("-Dtest="):]
+		if n := strings.IndexFunc(rest, isPySpace); n != 0 {
+			if n < 0 {
+				n = len(rest)
+			}
+			return rest[:n], true
+		}
+		end = i // "-Dtest=" cannot overlap itself, so an earlier one ends before i
+	}
+}
+
+// mavenResult is the official `^.*BUILD (SUCCESS|FAILURE)$` on a stripped line.
+func mavenResult(line string) (string, bool) {
+	for _, word := range []string{"SUCCESS", "FAILURE"} {
+		if strings.HasSuffix(line, "BUILD "+word) {
+			return word, true
+		}
+	}
+	return "", false
+}
 
 // parseMaven reads one "mvn test -Dtest=<id>" per test (echoed by set -x) and its BUILD result.
 // 4.1 gives each result to the last command seen (a result before any command goes to
@@ -152,22 +181,22 @@ func parseMaven(log string, d Dialect) Statuses {
 			continue
 		}
 		line = pyStrip(line)
-		if m := mavenTestName.FindStringSubmatch(line); m != nil {
-			current = m[1]
-			pending = append(pending, m[1])
+		if name, ok := mavenTestName(line); ok {
+			current = name
+			pending = append(pending, name)
 		}
-		m := mavenResult.FindStringSubmatch(line)
-		if m == nil {
+		result, ok := mavenResult(line)
+		if !ok {
 			continue
 		}
 		switch {
 		case d == Official41:
-			out[current] = mavenStatus[m[1]]
+			out[current] = mavenStatus[result]
 		case len(pending) > 0:
-			out[pending[0]] = mavenStatus[m[1]]
+			out[pending[0]] = mavenStatus[result]
 			pending = pending[1:]
 		default:
-			unmatched = append(unmatched, m[1])
+			unmatched = append(unmatched, result)
 		}
 	}
 	for d != Official41 && len(pending) > 0 && len(unmatched) > 0 {
