@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
@@ -124,7 +125,49 @@ func parseMarked(log string) Statuses {
 	return out
 }
 
-var p5jsFailure = pyRe(`(?ms)^\s*(\d+)\)(.{0,1000}?):`)
+// p5jsFailures are the header texts of the official `(?ms)^\s*(\d+)\)(.{0,1000}?):` matches,
+// found without a regexp (RE2 runs the counted repetition in time proportional to its bound at
+// every line): at a line start, whitespace (newlines too), digits, ")", then the text up to the
+// first ":" within 1000 characters; the next search starts after that ":".
+func p5jsFailures(log string) []string {
+	var out []string
+	for pos := 0; pos <= len(log); {
+		start := pos
+		if start > 0 && log[start-1] != '\n' {
+			i := strings.IndexByte(log[start:], '\n')
+			if i < 0 {
+				break
+			}
+			start += i + 1
+		}
+		pos = start + 1
+		digits := start + len(log[start:]) - len(pyLstrip(log[start:]))
+		end := digits
+		for end < len(log) {
+			r, size := utf8.DecodeRuneInString(log[end:])
+			if !unicode.IsDigit(r) {
+				break
+			}
+			end += size
+		}
+		if end == digits || end >= len(log) || log[end] != ')' {
+			continue
+		}
+		header := log[end+1:]
+		n := 0
+		for i, r := range header {
+			if r == ':' {
+				out = append(out, header[:i])
+				pos = end + 1 + i + 1
+				break
+			}
+			if n++; n > 1000 {
+				break
+			}
+		}
+	}
+	return out
+}
 
 // parseP5JS: only failures, mocha's numbered failure headers "<n>) suite\n   title:" whose lines
 // indent further each line, after JSON-looking and XML blocks are removed; the id joins the
@@ -132,8 +175,8 @@ var p5jsFailure = pyRe(`(?ms)^\s*(\d+)\)(.{0,1000}?):`)
 func parseP5JS(log string) Statuses {
 	log = p5jsWithoutXML(p5jsWithoutJSON(ansiEscape(log)))
 	out := Statuses{}
-	for _, m := range p5jsFailure.FindAllStringSubmatch(log, -1) {
-		parts := lines(m[2])
+	for _, header := range p5jsFailures(log) {
+		parts := lines(header)
 		last, valid := 0, true
 		for _, part := range parts {
 			indent := pyIndent(part)

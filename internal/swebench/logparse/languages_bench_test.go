@@ -8,8 +8,11 @@ import (
 	"testing"
 )
 
+// benchSize is the size of a benchmark log.
+const benchSize = 1 << 20
+
 // BenchmarkLanguageParsers reads, per non-Python parser, the logs of its golden cases
-// concatenated and repeated to about 4 MB, under Official5 (the figures are in
+// concatenated and repeated to about benchSize, under Official5 (the figures are in
 // docs/swebench.md, beside the official parser's time on the same text).
 func BenchmarkLanguageParsers(b *testing.B) {
 	for _, name := range []string{"parse_log_jest", "parse_log_vitest", "parse_log_karma", "parse_log_calypso", "parse_log_gotest",
@@ -30,7 +33,7 @@ func BenchmarkLanguageParsers(b *testing.B) {
 			one.WriteString(c.Log)
 			one.WriteString("\n")
 		}
-		log := strings.Repeat(one.String(), 4<<20/one.Len()+1)
+		log := strings.Repeat(one.String(), benchSize/one.Len()+1)
 		p, err := Get(name)
 		if err != nil {
 			b.Fatal(err)
