@@ -171,11 +171,11 @@ func (o PytestOptions) readPytestFields(line string) (string, Status, bool) {
 		}
 		first, rest := pyNextField(line)
 		second, after := pyNextField(rest)
-		// A FAILED line loses every " - " first. The first one at or after the end of the
-		// second field cannot change the first two fields, so only an earlier one makes the
-		// copy worth it.
+		// A FAILED line loses every " - " first. One that starts at or after the end of the
+		// second field cannot change the first two fields, so only an earlier one (found
+		// within two bytes past that end) makes the copy worth it.
 		if word == string(Failed) && !o.JoinedFields {
-			if dash := strings.Index(line, " - "); dash >= 0 && dash < len(line)-len(after) {
+			if end := len(line) - len(after); strings.Contains(line[:min(len(line), end+2)], " - ") {
 				first, rest = pyNextField(strings.ReplaceAll(line, " - ", " "))
 				second, _ = pyNextField(rest)
 			}
