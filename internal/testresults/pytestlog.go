@@ -72,22 +72,53 @@ type PytestOptions struct {
 
 // ParsePytestLog reads pytest's result lines from log with o.
 func ParsePytestLog(log string, o PytestOptions) Results {
-	out := Results{}
+	// The results are gathered first, in chunks that are never copied, and the map made at
+	// their number: a large log holds hundreds of thousands, and growing the map step by step
+	// costs more than reading the lines.
+	var chunks [][]pytestResult
+	found := 0
 	read := o.lineReader()
-	eachLine(log, func(line string) { o.record(out, line, read) })
+	eachLine(log, func(line string) {
+		id, status, ok := o.result(line, read)
+		if !ok {
+			return
+		}
+		if found%resultChunk == 0 {
+			chunks = append(chunks, make([]pytestResult, 0, resultChunk))
+		}
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], pytestResult{id, status})
+		found++
+	})
+	out := make(Results, found)
+	for _, chunk := range chunks {
+		for _, r := range chunk {
+			o.store(out, r.id, r.status)
+		}
+	}
 	return out
+}
+
+const resultChunk = 4096
+
+type pytestResult struct {
+	id     string
+	status Status
 }
 
 // readPytestStream is ParsePytestLog over a stream, whose lines come without their line ending.
 func readPytestStream(r io.Reader, o PytestOptions) (Results, error) {
 	out := Results{}
 	read := o.lineReader()
-	err := scanLines(r, func(line []byte) { o.record(out, string(line), read) })
+	err := scanLines(r, func(line []byte) {
+		if id, status, ok := o.result(string(line), read); ok {
+			o.store(out, id, status)
+		}
+	})
 	return out, err
 }
 
-// record reads one line with read and records its result in out.
-func (o PytestOptions) record(out Results, line string, read func(string) (string, Status, bool)) {
+// result reads one line with read.
+func (o PytestOptions) result(line string, read func(string) (string, Status, bool)) (string, Status, bool) {
 	if o.MouseButtons && strings.Contains(line, "MouseButton.") {
 		line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
 		line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
@@ -103,11 +134,16 @@ func (o PytestOptions) record(out Results, line string, read func(string) (strin
 	}
 	id, status, ok := read(line)
 	if !ok {
-		return
+		return "", "", false
 	}
 	if o.BasenameParams {
 		id = basenameParam(id)
 	}
+	return id, status, true
+}
+
+// store records a result in out: the worst or the last one of a test counts (KeepWorst).
+func (o PytestOptions) store(out Results, id string, status Status) {
 	if o.KeepWorst {
 		out.Keep(id, status)
 	} else {
@@ -130,15 +166,20 @@ func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
 // readPytestFields reads a line with the PytestFields grammar.
 func (o PytestOptions) readPytestFields(line string) (string, Status, bool) {
 	if word, _ := leadingStatus(line); word != "" {
-		if word == string(Failed) {
-			if o.JoinedFields {
-				line, _, _ = strings.Cut(line, " - ")
-			} else {
-				line = strings.ReplaceAll(line, " - ", " ")
-			}
+		if word == string(Failed) && o.JoinedFields {
+			line, _, _ = strings.Cut(line, " - ")
 		}
 		first, rest := pyNextField(line)
-		second, _ := pyNextField(rest)
+		second, after := pyNextField(rest)
+		// A FAILED line loses every " - " first. One that starts at or after the end of the
+		// second field cannot change the first two fields, so only an earlier one (found
+		// within two bytes past that end) makes the copy worth it.
+		if word == string(Failed) && !o.JoinedFields {
+			if end := len(line) - len(after); strings.Contains(line[:min(len(line), end+2)], " - ") {
+				first, rest = pyNextField(strings.ReplaceAll(line, " - ", " "))
+				second, _ = pyNextField(rest)
+			}
+		}
 		if second == "" || (o.SkipSummaries && first == string(Skipped) && isPySkipCount(second)) {
 			return "", "", false
 		}
@@ -151,11 +192,18 @@ func (o PytestOptions) readPytestFields(line string) (string, Status, bool) {
 		return "", "", false
 	}
 	if o.JoinedFields {
-		fields := pyFields(line)
-		if len(fields) < 2 {
+		// The last field is the status and every field before it, joined, the id.
+		body := strings.TrimRightFunc(line, pyIsSpace)
+		cut := strings.LastIndexFunc(body, pyIsSpace)
+		if cut < 0 {
 			return "", "", false
 		}
-		return strings.Join(fields[:len(fields)-1], " "), Status(fields[len(fields)-1]), true
+		id := pyJoinedFields(body[:cut])
+		if id == "" {
+			return "", "", false
+		}
+		_, size := utf8.DecodeRuneInString(body[cut:])
+		return id, Status(body[cut+size:]), true
 	}
 	first, rest := pyNextField(line)
 	second, _ := pyNextField(rest)
@@ -167,6 +215,9 @@ func (o PytestOptions) readPytestFields(line string) (string, Status, bool) {
 
 // hasTrailingStatus reports whether line ends with one of SWE-bench's status words.
 func hasTrailingStatus(line string) bool {
+	if line == "" || !strings.ContainsRune("DRL", rune(line[len(line)-1])) {
+		return false
+	}
 	for _, w := range swebenchPytestWords {
 		if strings.HasSuffix(line, w.word) {
 			return true
@@ -250,6 +301,9 @@ func realPytestID(id string) bool {
 
 // leadingStatus returns the SWE-bench status word s starts with, and what follows it.
 func leadingStatus(s string) (string, string) {
+	if s == "" || !strings.ContainsRune("PFSEX", rune(s[0])) {
+		return "", s
+	}
 	for _, w := range swebenchPytestWords {
 		if strings.HasPrefix(s, w.word) {
 			return w.word, s[len(w.word):]
@@ -310,26 +364,31 @@ func basenameParam(id string) string {
 // stripColourAndControl drops every "[<digits>m" (Unicode decimal digits, as Python's \d),
 // then every byte from 1 to 31 (StripColourAndControl). One pass does both: a control byte
 // inside "[1\x1b2m" stops the first match, and removing it afterwards leaves "[12m", as the
-// two steps in order do.
+// two steps in order do. A line with nothing to remove is returned as it is.
 func stripColourAndControl(line string) string {
-	if !strings.ContainsFunc(line, func(r rune) bool { return (r > 0 && r < 32) || r == '[' }) {
-		return line
-	}
-	var b strings.Builder
-	b.Grow(len(line))
+	var b strings.Builder // empty until something is removed
+	kept := 0             // line[kept:i] is yet to be copied into b
 	for i := 0; i < len(line); i++ {
 		c := line[i]
-		if c == '[' {
-			if end := colourCodeEnd(line, i+1); end > 0 {
-				i = end
+		end := i // the last byte removed, if any
+		switch {
+		case c == '[':
+			if end = colourCodeEnd(line, i+1); end < 0 {
 				continue
 			}
-		}
-		if c >= 1 && c <= 31 {
+		case c == 0 || c > 31:
 			continue
 		}
-		b.WriteByte(c)
+		if b.Cap() == 0 {
+			b.Grow(len(line))
+		}
+		b.WriteString(line[kept:i])
+		i, kept = end, end+1
 	}
+	if b.Cap() == 0 {
+		return line
+	}
+	b.WriteString(line[kept:])
 	return b.String()
 }
 

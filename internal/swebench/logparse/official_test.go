@@ -77,6 +77,7 @@ func TestOfficialGoldens(t *testing.T) {
 				if got := p.Exists(tag.dialect); got != exists {
 					t.Errorf("%s: Exists(%s) = %v, but the golden's upstream for %s is %q", name, tag.dialect, got, tag.tag, g.Upstream[tag.tag])
 				}
+				agree, differ := 0, 0
 				for _, c := range g.Cases {
 					want := tag.want(c)
 					if (want != nil) != exists {
@@ -87,9 +88,13 @@ func TestOfficialGoldens(t *testing.T) {
 						continue
 					}
 					if diff := cmp.Diff(*want, p.ParseAs(c.Log, tag.dialect)); diff != "" {
+						differ++
 						t.Errorf("%s %s (%s), case %q (-official +ours):\n%s\nlog: %q", name, tag.tag, tag.dialect, c.Name, diff, c.Log)
+						continue
 					}
+					agree++
 				}
+				t.Logf("%s %s: %d cases, %d agree, %d differ (seed %d)", name, tag.tag, len(g.Cases), agree, differ, g.Seed)
 			}
 		})
 	}

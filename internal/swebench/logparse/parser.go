@@ -197,7 +197,8 @@ func Names() []string {
 }
 
 // repoParsers is SWE-bench's repository → parser table, for instances that do not name their
-// parser (everything before v5).
+// parser (everything before v5). For the Python repositories 4.1's and 5's tables are the same;
+// they name the parser by an alias (parse_log_astropy), the same function as the name here.
 var repoParsers = map[string]string{
 	"pylint-dev/astroid":           "parse_log_pytest",
 	"pallets/flask":                "parse_log_pytest",

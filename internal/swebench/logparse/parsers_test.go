@@ -280,3 +280,51 @@ func TestRegistryHasSWEbenchNames(t *testing.T) {
 		}
 	}
 }
+
+// SWE-bench 4.1's and 5's MAP_REPO_TO_PARSER_PY (the same in both) name each Python
+// repository's parser by an alias; ForRepo gives the parser the alias stands for.
+func TestForRepoPythonRepositories(t *testing.T) {
+	upstream := map[string]string{
+		"astropy/astropy":              "parse_log_astropy",
+		"django/django":                "parse_log_django",
+		"marshmallow-code/marshmallow": "parse_log_marshmallow",
+		"matplotlib/matplotlib":        "parse_log_matplotlib",
+		"mwaskom/seaborn":              "parse_log_seaborn",
+		"pallets/flask":                "parse_log_flask",
+		"psf/requests":                 "parse_log_requests",
+		"pvlib/pvlib-python":           "parse_log_pvlib",
+		"pydata/xarray":                "parse_log_xarray",
+		"pydicom/pydicom":              "parse_log_pydicom",
+		"pylint-dev/astroid":           "parse_log_astroid",
+		"pylint-dev/pylint":            "parse_log_pylint",
+		"pytest-dev/pytest":            "parse_log_pytest",
+		"pyvista/pyvista":              "parse_log_pyvista",
+		"scikit-learn/scikit-learn":    "parse_log_scikit",
+		"sqlfluff/sqlfluff":            "parse_log_sqlfluff",
+		"sphinx-doc/sphinx":            "parse_log_sphinx",
+		"sympy/sympy":                  "parse_log_sympy",
+	}
+	// A log every Python parser reads differently from at least one other.
+	const log = "PASSED t.py::a[b c]\nt.py::v PASSED\nXFAIL t.py::x - why\nPASSED t.py::p[/tmp/f.txt]\nPASSED t.py::m[MouseButton.LEFT]\n" +
+		"test_d (m.T) ... ok\ntest_s ok\n"
+	for repo, alias := range upstream {
+		name, ok := ForRepo(repo)
+		if !ok {
+			t.Errorf("ForRepo(%q): unknown", repo)
+			continue
+		}
+		ours, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := Get(alias)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []Dialect{Full, Official41, Official5} {
+			if diff := cmp.Diff(theirs.ParseAs(log, d), ours.ParseAs(log, d)); diff != "" {
+				t.Errorf("ForRepo(%q) = %s reads unlike upstream's %s under %s (-upstream +ours):\n%s", repo, name, alias, d, diff)
+			}
+		}
+	}
+}
