@@ -4,10 +4,9 @@ parse_log_next and parse_log_lighthouse by version) and of parse_plotly_js (whos
 parsers.py does not collect): one OUT_DIR/<parser_name>.json per parser, shaped like
 parsers.py's goldens with each case's "instance_id" and "version" added.
 
-    git --git-dir=SWEBENCH_GIT archive v4.1.0 swebench | tar -x -C /tmp/v4.1.0   (and v5.0.1)
-    python3 hack/swebench-goldens/instance_goldens.py --checkout v4.1.0=/tmp/v4.1.0 \\
-        --checkout v5.0.1=/tmp/v5.0.1 --out internal/swebench/logparse/testdata/official-instance --seed 1
+    hack/swebench-goldens/run-instance.sh SWEBENCH_GIT OUT_DIR [SEED]
 
+which extracts both tags and runs this script with --checkout TAG=DIR for each.
 The official functions are loaded with parsers.py's loader; the logs come from
 corpus_languages.py's generators.
 """
