@@ -26,7 +26,8 @@ TITLES = [
     "returns 42", "does not crash (regression #12)", "a  double  spaced title", "trailing dot.",
     "with - dashes - inside", "emoji 🎉 title", "漢字のテスト", "tab\tinside", "nbsp\u00a0here",
     "ends with (5ms)", "ends with 12", "has: a colon", "has > arrow", "quote \"q\" and 'p'",
-    "ok 3 looks like tap", "PASS inside", "x", "passed - failed words",
+    "ok 3 looks like tap", "PASS inside", "x", "passed - failed words", "digits \u0663\u0664",
+    "sep\x1cinside", "em\u2003space",
 ]
 SUITES = ["Button", "parser", "Marked › inline", "describe ünï", "nested suite", "API", "utils.js", "Ω suite"]
 FILES = ["src/button.test.js", "packages/core/__tests__/index.test.ts", "test/ünï.spec.js", "a b/c.test.tsx",
@@ -51,9 +52,25 @@ def ms(rng):
     return rng.choice(["", " (3 ms)", " (12ms)", " (1 s)", " (0.5 s)", "  (7 ms)", " (10 ms)"])
 
 
+# Whitespace that Python's str.strip() and \s know and ASCII-only readers do not.
+ODD_SPACE = ["\u00a0", "\x1c", "\u2003", "\x0b", "\t", "\u3000"]
+
+
+def odd_spacing(rng, line):
+    """Now and then, a line gets odd whitespace at its start, its end or inside it."""
+    r = rng.random()
+    if r < 0.04:
+        return rng.choice(ODD_SPACE) + line
+    if r < 0.08:
+        return line + rng.choice(ODD_SPACE)
+    if r < 0.10 and " " in line:
+        return line.replace(" ", rng.choice(ODD_SPACE), 1)
+    return line
+
+
 def end(rng, body):
     sep = "\r\n" if rng.random() < 0.05 else "\n"
-    return sep.join(body) + rng.choice(["", "\n"])
+    return sep.join(odd_spacing(rng, line) for line in body) + rng.choice(["", "\n"])
 
 
 def noise(rng, out):

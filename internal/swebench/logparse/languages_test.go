@@ -57,3 +57,22 @@ func TestLanguageParsersRegistered(t *testing.T) {
 		t.Errorf("5 jest strips the title (-want +got):\n%s", diff)
 	}
 }
+
+// TestLanguageParsersWhereOfficialRaises: logs on which the official parser raises (and so are
+// not in the goldens) give no results here.
+func TestLanguageParsersWhereOfficialRaises(t *testing.T) {
+	for name, log := range map[string]string{
+		"parse_log_doctest": "<doctest><TestSuite><TestCase name=\"a\x1cb\"><SubCase name=\"s\"/></TestCase></TestSuite></doctest>",
+		"parse_log_calypso": " ./node_modules/.bin/jest x\n✓ no indentation",
+		"parse_log_karma":   "Starting browser Chrome\n      x\n    y\n  z\n  ✔ t",
+		"parse_log_prismjs": "./node_modules/.bin/mocha tests/run.js --reporter json\n{\"passes\": [{\"fullTitle\": \"a\"}]}",
+	} {
+		p, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.ParseAs(log, Official5); got != nil {
+			t.Errorf("%s = %v, want nil", name, got)
+		}
+	}
+}
