@@ -289,8 +289,6 @@ func parseCarbon(log string) Statuses {
 
 var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○": skipped}
 
-var jestLine = pyRe(`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
-
 // parseJestOfficial is parse_log_jest: verbose Jest marks on the stripped line, the title as the
 // id. 5 strips the title; 4.1 keeps the space before a " (12 ms)" that follows two spaces.
 func parseJestOfficial(log string, stripTitle bool) Statuses {
@@ -299,15 +297,14 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 		if !strings.ContainsAny(line, "✓✕○") {
 			continue
 		}
-		m := jestLine.FindStringSubmatch(pyStrip(line))
-		if m == nil {
+		mark, name, ok := jestLineOf(pyStrip(line))
+		if !ok {
 			continue
 		}
-		name := m[2]
 		if stripTitle {
 			name = pyStrip(name)
 		}
-		out[name] = jestMarks[m[1]]
+		out[name] = jestMarks[string(mark)]
 	}
 	return out
 }

@@ -75,10 +75,6 @@ var (
 		byWord(1, map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped}))
 	parseGoogleTest = lineParser(pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`), "]", 2,
 		byWord(1, map[string]testresults.Status{"OK": passed, "FAILED": failed}))
-	parseGoTestOfficial = lineParser(pyRe(`^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$`), "--- ", 2,
-		byWord(1, map[string]testresults.Status{"PASS": passed, "FAIL": failed, "SKIP": skipped}))
-	parseCargoOfficial = lineParser(pyRe(`^test\s+(\S+)\s+\.\.\.\s+(\w+)$`), "test", 1,
-		byWord(2, map[string]testresults.Status{"ok": passed, "FAILED": failed}))
 	parseAnt = lineParser(pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`), "[junit]", 2,
 		byWord(1, map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed}))
 	parseMinitest = lineParser(pyRe(`^(.+)\. .*=.*(\.|F|E).*$`), "=", 1,
