@@ -75,7 +75,9 @@ def pytest_line(rng, ids):
     if kind == 7:
         return f"{tid} {st}"
     if kind == 8:
-        return rng.choice([f"{st}", f"{st} ", f"{st}X {tid}", f"  {st} {tid}", f"{st}:{tid}", f"\t{st} {tid}"])
+        return rng.choice([f"{st}", f"{st} ", f"{st}X {tid}", f"  {st} {tid}", f"{st}:{tid}", f"\t{st} {tid}",
+                           f"{st} - {tid}", f"{st}  - {tid} - x", f"{st} {tid} - - x", f"{st} -{tid}- y",
+                           f"{st} {tid}[\u0663m", f"{st} {tid}[1\x1b2m [0m"])
     if kind == 9:
         return f"{st} {tid}\r"
     if kind == 10:

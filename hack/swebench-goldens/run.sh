@@ -18,25 +18,9 @@ python=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if git --git-dir="$src" rev-parse --git-dir >/dev/null 2>&1; then
-	gitdir=$src
-elif git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-	gitdir=$(git -C "$src" rev-parse --absolute-git-dir)
-else
-	git clone --quiet --bare --filter=blob:none "$src" "$tmp/swebench.git"
-	gitdir=$tmp/swebench.git
-fi
-
-checkouts=()
-for tag in v4.1.0 v5.0.1; do
-	if ! git --git-dir="$gitdir" rev-parse --verify --quiet "refs/tags/$tag" >/dev/null; then
-		echo "$src has no tag $tag: give a clone of SWE-bench/SWE-bench with its tags" >&2
-		exit 1
-	fi
-	mkdir -p "$tmp/$tag"
-	git --git-dir="$gitdir" archive "$tag" swebench | tar -x -C "$tmp/$tag"
-	checkouts+=(--checkout "$tag=$tmp/$tag")
-done
+. "$here/checkout.sh"
+swebench_checkouts "$src" "$tmp" v4.1.0 v5.0.1
+checkouts=(--checkout "v4.1.0=$tmp/v4.1.0" --checkout "v5.0.1=$tmp/v5.0.1")
 
 mkdir -p "$out"
 "$python" "$here/parsers.py" "${checkouts[@]}" --out "$out" --seed "$seed"

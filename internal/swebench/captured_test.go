@@ -41,13 +41,13 @@ func TestGradeCapturedLogs(t *testing.T) {
 			wantP2P: TestOutcomes{Success: []string{mod + "test_passes"}, Failure: []string{mod + "test_param_with_spaces[x - y]"}},
 			wantRes: ResolvedNo,
 		},
-		"pytest, 5: whole ids, truncated ids by prefix, skipped fail-to-pass fails, a not-run xfail passes as officially": {
+		"pytest, 5: ids cut at spaces, skipped fail-to-pass fails, a not-run xfail passes as officially": {
 			log: "pytest_rA_verbose.log", exitCode: 1, version: V5,
 			inst: Instance{InstanceID: "s__s-1", Repo: "pytest-dev/pytest",
 				FailToPass: []string{mod + "test_param_with_spaces[a", mod + "test_skipped", mod + "test_xfail_not_run"},
 				PassToPass: []string{mod + "test_passes", mod + "test_param_with_spaces[x - y]", mod + "test_fails"}},
 			wantF2P: TestOutcomes{Success: []string{mod + "test_param_with_spaces[a", mod + "test_xfail_not_run"}, Failure: []string{mod + "test_skipped"}},
-			wantP2P: TestOutcomes{Success: []string{mod + "test_passes", mod + "test_param_with_spaces[x - y]"}, Failure: []string{mod + "test_fails"}},
+			wantP2P: TestOutcomes{Success: []string{mod + "test_passes"}, Failure: []string{mod + "test_param_with_spaces[x - y]", mod + "test_fails"}},
 			wantRes: ResolvedNo,
 		},
 		"pytest, 5: partial": {

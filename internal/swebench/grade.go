@@ -465,7 +465,11 @@ func ParserFor(inst Instance, version GradingVersion, override string) (logparse
 	if err != nil {
 		return logparse.Parser{}, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
 	}
-	return p, nil
+	if version == V41 && !p.Exists(logparse.Official41) {
+		return logparse.Parser{}, fmt.Errorf("instance %s: log parser %s is not in SWE-bench 4.1 (its grading has no parser for %q): grade with version 5",
+			inst.InstanceID, name, inst.Repo)
+	}
+	return p.For(logparse.Instance{ID: inst.InstanceID, Version: inst.Version}), nil
 }
 
 // testSection returns what the official harness parses: the text after the first start marker,

@@ -21,6 +21,12 @@ func officialLog(output string, exitCode int) string {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// sklearnInstance's log is read by parse_log_pytest_v2, which keeps whole ids under 5: the
+// shape where an instance's id can be a truncation of several.
+func sklearnInstance(f2p, p2p []string) Instance {
+	return Instance{InstanceID: "scikit-learn__scikit-learn-1", Repo: "scikit-learn/scikit-learn", FailToPass: f2p, PassToPass: p2p}
+}
+
 func pytestInstance(f2p, p2p []string) Instance {
 	return Instance{InstanceID: "owner__repo-1", Repo: "pytest-dev/pytest", FailToPass: f2p, PassToPass: p2p}
 }
@@ -110,33 +116,33 @@ func TestGrade(t *testing.T) {
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
 		"5, sklearn-15100 shape: a truncated id matching a PASSED and an XFAIL resolves": {
-			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
-			log:            officialLog("t.py::p[a b] PASSED [ 50%]\nt.py::p[a c] XFAIL [100%]\n"+summary, 0),
+			inst:           sklearnInstance([]string{"t.py::p[a"}, nil),
+			log:            officialLog("PASSED t.py::p[a b]\nXFAIL t.py::p[a c]\n"+summary, 0),
 			version:        V5,
 			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
 		"5: truncated pass-to-pass id matching a SKIPPED then a FAILED takes the first": {
-			inst:           pytestInstance(nil, []string{"t.py::p[a"}),
-			log:            officialLog("t.py::p[a b] SKIPPED [ 50%]\nt.py::p[a c] FAILED [100%]\n"+summary, 1),
+			inst:           sklearnInstance(nil, []string{"t.py::p[a"}),
+			log:            officialLog("SKIPPED t.py::p[a b]\nFAILED t.py::p[a c]\n"+summary, 1),
 			version:        V5,
 			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
 		},
 		"5: truncated ids that disagree on passing are missing": {
-			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
-			log:            officialLog("t.py::p[a b] PASSED [ 50%]\nt.py::p[a c] FAILED [100%]\n"+summary, 1),
+			inst:           sklearnInstance([]string{"t.py::p[a"}, nil),
+			log:            officialLog("PASSED t.py::p[a b]\nFAILED t.py::p[a c]\n"+summary, 1),
 			version:        V5,
 			wantResolution: ResolvedNo,
 			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{"t.py::p[a"}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
 		"5: fail-only tests are looked up exactly, not by prefix": {
-			inst: Instance{InstanceID: "o__r-1", Repo: "o/r", LogParser: "parse_log_pytest", EvalType: FailOnly,
+			inst: Instance{InstanceID: "o__r-1", Repo: "o/r", LogParser: "parse_log_pytest_v2", EvalType: FailOnly,
 				FailToPass: []string{"t.py::p[a"}},
-			log:            officialLog("t.py::p[a b] FAILED [100%]\n"+summary, 1),
+			log:            officialLog("FAILED t.py::p[a b]\n"+summary, 1),
 			version:        V5,
 			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
@@ -174,9 +180,9 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 		},
-		"truncated dataset id, 5: whole ids that agree": {
-			inst:           pytestInstance([]string{"t.py::p[a"}, nil),
-			log:            officialLog("t.py::p[a b] PASSED [ 50%]\nt.py::p[a c] PASSED [100%]\n"+summary, 0),
+		"truncated dataset id, 5: whole ids that agree (parse_log_pytest_v2 keeps them whole)": {
+			inst:           Instance{InstanceID: "astropy__astropy-1", Repo: "astropy/astropy", FailToPass: []string{"t.py::p[a"}},
+			log:            officialLog("t.py::p[a b] PASSED\nt.py::p[a c] PASSED\n"+summary, 0),
 			version:        V5,
 			wantResolution: ResolvedFull,
 			wantF2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
@@ -220,7 +226,7 @@ func TestGrade(t *testing.T) {
 			inst: Instance{InstanceID: "chartjs__Chart.js-1", Repo: "chartjs/Chart.js", LogParser: "parse_log_jest",
 				FailToPass: []string{"renders", "absent"}, PassToPass: []string{"broken"}},
 			log:            officialLog("  ✓ renders (3 ms)\n  ✕ broken (1 ms)\nTests: 1 failed, 1 passed", 1),
-			version:        V41,
+			version:        V5,
 			wantResolution: ResolvedNo,
 			wantF2P:        TestOutcomes{Success: []string{"renders", "absent"}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{"broken"}},

@@ -3,21 +3,24 @@ package testresults
 import (
 	"regexp"
 	"strings"
-	"unicode"
 )
+
+// pySpace is Python's \s in a str pattern as an RE2 class.
+const pySpace = `[\t\n\v\f\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
 
 // djangoPassSuffixes are the endings Django's runner gives a passing test.
 var djangoPassSuffixes = []string{" ... ok", " ... OK", " ...  OK"}
 
 // djangoSplitResults are the three known ways Django's own output interrupts a result line; the
-// test passed when "ok" follows on the next line.
+// test passed when "ok" follows on the next line. pySpace stands for Python's \s, which is
+// wider than RE2's (vertical tab, U+001C..U+001F and Unicode spaces).
 var djangoSplitResults = []struct {
 	literal string
 	pattern *regexp.Regexp
 }{
-	{"Testing against Django installed in", regexp.MustCompile(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`)},
-	{"Internal Server Error: /", regexp.MustCompile(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: /(.*)/\nok$`)},
-	{"System check identified no issues (0 silenced)\nok", regexp.MustCompile(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`)},
+	{"Testing against Django installed in", regexp.MustCompile(`(?m)^(.*?)` + pySpace + `\.\.\.` + pySpace + `Testing against Django installed in ((?s:.*?)) silenced\)\.\nok$`)},
+	{"Internal Server Error: /", regexp.MustCompile(`(?m)^(.*?)` + pySpace + `\.\.\.` + pySpace + `Internal Server Error: /(.*)/\nok$`)},
+	{"System check identified no issues (0 silenced)\nok", regexp.MustCompile(`(?m)^(.*?)` + pySpace + `\.\.\.` + pySpace + `System check identified no issues \(0 silenced\)\nok$`)},
 }
 
 // DjangoOptions choose how ParseDjango reads a log. The zero value is SWE-bench's
@@ -39,7 +42,7 @@ func ParseDjango(log string, o DjangoOptions) Results {
 	out := Results{}
 	prevTest, havePrev := "", false
 	eachLine(log, func(line string) {
-		line = strings.TrimSpace(line)
+		line = pyTrim(line)
 		if strings.Contains(line, "--version is equivalent to version") {
 			out["--version is equivalent to version"] = Passed
 		}
@@ -50,7 +53,7 @@ func ParseDjango(log string, o DjangoOptions) Results {
 			if strings.HasSuffix(line, suffix) {
 				// Django 1.x prints a migration line and the result of the next test on one line.
 				if strings.HasPrefix(line, "Applying sites.0002_alter_domain_unique...test_no_migrations") {
-					line = strings.TrimSpace(line[strings.Index(line, "...")+3:])
+					line = pyTrim(line[strings.Index(line, "...")+3:])
 				}
 				out[line[:strings.LastIndex(line, suffix)]] = Passed
 				break
@@ -83,7 +86,7 @@ func ParseDjango(log string, o DjangoOptions) Results {
 				out[id] = Failed
 			}
 		}
-		if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "ok") && havePrev {
+		if strings.HasPrefix(line, "ok") && havePrev {
 			out[prevTest] = Passed
 		}
 	})
@@ -100,10 +103,10 @@ func ParseDjango(log string, o DjangoOptions) Results {
 
 // djangoHeaderID is the test named by a "FAIL: test_x (mod.Class)" header (WholeHeaderNames).
 func djangoHeaderID(line string, wholeName bool) string {
-	_, rest := nextField(line)
+	_, rest := pyNextField(line)
 	if wholeName {
-		return strings.TrimSpace(rest)
+		return pyTrim(rest)
 	}
-	id, _ := nextField(rest)
+	id, _ := pyNextField(rest)
 	return id
 }

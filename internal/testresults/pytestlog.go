@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // PytestLines is a grammar for pytest's result lines in a log.
@@ -12,15 +13,16 @@ type PytestLines int
 const (
 	// PytestWholeIDs reads "STATUS <id>[ - message]" and "<id> STATUS[ ...]" with whole ids (a
 	// "[a b]" parameter keeps its spaces); "SKIPPED [3] file:line" skip counts are not tests.
-	// SWE-bench 5's parse_log_pytest.
+	// Our own reading (logparse's Full dialect), not SWE-bench's.
 	PytestWholeIDs PytestLines = iota
-	// PytestFields reads "STATUS <id> ..." as SWE-bench 4.1 did: the id is the second
-	// whitespace-separated field and the status the first as written, which may be no status at
-	// all ("PASSEDX"; grading then counts it neither way). FAILED lines lose " - " first so the
-	// message is not the id.
+	// PytestFields reads a line that starts with a status word as SWE-bench's parse_log_pytest
+	// does (4.1 and 5): the id is the second field of Python's str.split() (so "[a b]" is cut
+	// at its space) and the status the first as written, which may be no status at all
+	// ("PASSEDX"; grading then counts it neither way). FAILED lines lose " - " first so the
+	// message is not the id. Verbose "<id> PASSED [ 50%]" lines are not read.
 	PytestFields
 	// PytestSeaborn reads only "FAILED <id>", "<id> PASSED ..." and "PASSED <id>"
-	// (parse_log_seaborn, the same in 4.1 and 5).
+	// (parse_log_seaborn; 4.1 raises where 5 skips a line of fewer than two fields).
 	PytestSeaborn
 	// PytestNodeIDs is the bundle grader's grammar (ReadPytest): "STATUS <id>[ - message]",
 	// also after xdist's "[gw0] [ 50%] " prefixes, the message cut at " - " outside brackets and
@@ -33,11 +35,19 @@ const (
 // parse_log_pytest.
 type PytestOptions struct {
 	Lines PytestLines
-	// TrailingStatus also reads "<id> ... STATUS" lines under PytestFields, the id being the
-	// first field and the status the second (parse_log_pytest_v2 under 4.1).
+	// TrailingStatus also reads a line that does not start but ends with a status word under
+	// PytestFields: the id is its first field and the status its second (parse_log_pytest_v2
+	// under 4.1), or with JoinedFields the fields but the last and the last.
 	TrailingStatus bool
-	// StripColourAndControl removes every "[<digits>m" and every byte from 1 to 31, tabs
-	// included (parse_log_pytest_v2's clean-up).
+	// JoinedFields makes the id of a PytestFields line every field after the status joined by
+	// one space (so "[a  b]" becomes "[a b]", and " - reason" stays in the id of every status
+	// but FAILED), and cuts a FAILED line at its first " - " (parse_log_pytest_v2 under 5).
+	JoinedFields bool
+	// SkipSummaries drops a PytestFields line "SKIPPED [N] ..." whose second field is exactly
+	// "[N]" (SWE-bench 5's skip-summary check); a "PASSED [100%]" line is still read.
+	SkipSummaries bool
+	// StripColourAndControl removes every "[<digits>m" and then every character from U+0001 to
+	// U+001F, tabs included (parse_log_pytest_v2's clean-up).
 	StripColourAndControl bool
 	// StripANSI removes CSI escape sequences (colours, cursor moves).
 	StripANSI bool
@@ -62,22 +72,53 @@ type PytestOptions struct {
 
 // ParsePytestLog reads pytest's result lines from log with o.
 func ParsePytestLog(log string, o PytestOptions) Results {
-	out := Results{}
+	// The results are gathered first, in chunks that are never copied, and the map made at
+	// their number: a large log holds hundreds of thousands, and growing the map step by step
+	// costs more than reading the lines.
+	var chunks [][]pytestResult
+	found := 0
 	read := o.lineReader()
-	eachLine(log, func(line string) { o.record(out, line, read) })
+	eachLine(log, func(line string) {
+		id, status, ok := o.result(line, read)
+		if !ok {
+			return
+		}
+		if found%resultChunk == 0 {
+			chunks = append(chunks, make([]pytestResult, 0, resultChunk))
+		}
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], pytestResult{id, status})
+		found++
+	})
+	out := make(Results, found)
+	for _, chunk := range chunks {
+		for _, r := range chunk {
+			o.store(out, r.id, r.status)
+		}
+	}
 	return out
+}
+
+const resultChunk = 4096
+
+type pytestResult struct {
+	id     string
+	status Status
 }
 
 // readPytestStream is ParsePytestLog over a stream, whose lines come without their line ending.
 func readPytestStream(r io.Reader, o PytestOptions) (Results, error) {
 	out := Results{}
 	read := o.lineReader()
-	err := scanLines(r, func(line []byte) { o.record(out, string(line), read) })
+	err := scanLines(r, func(line []byte) {
+		if id, status, ok := o.result(string(line), read); ok {
+			o.store(out, id, status)
+		}
+	})
 	return out, err
 }
 
-// record reads one line with read and records its result in out.
-func (o PytestOptions) record(out Results, line string, read func(string) (string, Status, bool)) {
+// result reads one line with read.
+func (o PytestOptions) result(line string, read func(string) (string, Status, bool)) (string, Status, bool) {
 	if o.MouseButtons && strings.Contains(line, "MouseButton.") {
 		line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
 		line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
@@ -93,11 +134,16 @@ func (o PytestOptions) record(out Results, line string, read func(string) (strin
 	}
 	id, status, ok := read(line)
 	if !ok {
-		return
+		return "", "", false
 	}
 	if o.BasenameParams {
 		id = basenameParam(id)
 	}
+	return id, status, true
+}
+
+// store records a result in out: the worst or the last one of a test counts (KeepWorst).
+func (o PytestOptions) store(out Results, id string, status Status) {
 	if o.KeepWorst {
 		out.Keep(id, status)
 	} else {
@@ -108,7 +154,7 @@ func (o PytestOptions) record(out Results, line string, read func(string) (strin
 func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
 	switch o.Lines {
 	case PytestFields:
-		return func(line string) (string, Status, bool) { return readPytestFields(line, o.TrailingStatus) }
+		return o.readPytestFields
 	case PytestSeaborn:
 		return readPytestSeaborn
 	case PytestNodeIDs:
@@ -118,33 +164,77 @@ func (o PytestOptions) lineReader() func(string) (string, Status, bool) {
 }
 
 // readPytestFields reads a line with the PytestFields grammar.
-func readPytestFields(line string, trailingStatus bool) (string, Status, bool) {
+func (o PytestOptions) readPytestFields(line string) (string, Status, bool) {
+	if word, _ := leadingStatus(line); word != "" {
+		if word == string(Failed) && o.JoinedFields {
+			line, _, _ = strings.Cut(line, " - ")
+		}
+		first, rest := pyNextField(line)
+		second, after := pyNextField(rest)
+		// A FAILED line loses every " - " first. One that starts at or after the end of the
+		// second field cannot change the first two fields, so only an earlier one (found
+		// within two bytes past that end) makes the copy worth it.
+		if word == string(Failed) && !o.JoinedFields {
+			if end := len(line) - len(after); strings.Contains(line[:min(len(line), end+2)], " - ") {
+				first, rest = pyNextField(strings.ReplaceAll(line, " - ", " "))
+				second, _ = pyNextField(rest)
+			}
+		}
+		if second == "" || (o.SkipSummaries && first == string(Skipped) && isPySkipCount(second)) {
+			return "", "", false
+		}
+		if o.JoinedFields {
+			return pyJoinedFields(rest), Status(first), true
+		}
+		return second, Status(first), true
+	}
+	if !o.TrailingStatus || !hasTrailingStatus(line) {
+		return "", "", false
+	}
+	if o.JoinedFields {
+		// The last field is the status and every field before it, joined, the id.
+		body := strings.TrimRightFunc(line, pyIsSpace)
+		cut := strings.LastIndexFunc(body, pyIsSpace)
+		if cut < 0 {
+			return "", "", false
+		}
+		id := pyJoinedFields(body[:cut])
+		if id == "" {
+			return "", "", false
+		}
+		_, size := utf8.DecodeRuneInString(body[cut:])
+		return id, Status(body[cut+size:]), true
+	}
+	first, rest := pyNextField(line)
+	second, _ := pyNextField(rest)
+	if second == "" {
+		return "", "", false
+	}
+	return first, Status(second), true
+}
+
+// hasTrailingStatus reports whether line ends with one of SWE-bench's status words.
+func hasTrailingStatus(line string) bool {
+	if line == "" || !strings.ContainsRune("DRL", rune(line[len(line)-1])) {
+		return false
+	}
 	for _, w := range swebenchPytestWords {
-		if strings.HasPrefix(line, w.word) {
-			if w.status == Failed {
-				line = strings.ReplaceAll(line, " - ", " ")
-			}
-			first, rest := nextField(line)
-			second, _ := nextField(rest)
-			if second == "" {
-				return "", "", false
-			}
-			return second, Status(first), true
+		if strings.HasSuffix(line, w.word) {
+			return true
 		}
 	}
-	if trailingStatus {
-		for _, w := range swebenchPytestWords {
-			if strings.HasSuffix(line, w.word) {
-				first, rest := nextField(line)
-				second, _ := nextField(rest)
-				if second == "" {
-					return "", "", false
-				}
-				return first, Status(second), true
-			}
-		}
+	return false
+}
+
+// isPySkipCount reports whether field is "[N]" as SWE-bench 5's `^\[\d+\]$` matches it (any
+// Unicode decimal digits).
+func isPySkipCount(field string) bool {
+	inner, ok := strings.CutPrefix(field, "[")
+	if !ok {
+		return false
 	}
-	return "", "", false
+	inner, ok = strings.CutSuffix(inner, "]")
+	return ok && isPyDigits(inner)
 }
 
 // readPytestWholeIDs reads a line with the PytestWholeIDs grammar.
@@ -186,23 +276,20 @@ func readPytestWholeIDs(line string, o PytestOptions) (string, Status, bool) {
 
 // readPytestSeaborn reads a line with the PytestSeaborn grammar.
 func readPytestSeaborn(line string) (string, Status, bool) {
+	first, rest := pyNextField(line)
+	second, _ := pyNextField(rest)
+	if second == "" {
+		return "", "", false
+	}
 	switch {
 	case strings.HasPrefix(line, "FAILED"):
-		if _, rest := nextField(line); rest != "" {
-			if id, _ := nextField(rest); id != "" {
-				return id, Failed, true
-			}
-		}
+		return second, Failed, true
 	case strings.Contains(line, " PASSED "):
-		first, rest := nextField(line)
-		if second, _ := nextField(rest); second == "PASSED" {
+		if second == "PASSED" {
 			return first, Passed, true
 		}
 	case strings.HasPrefix(line, "PASSED"):
-		_, rest := nextField(line)
-		if id, _ := nextField(rest); id != "" {
-			return id, Passed, true
-		}
+		return second, Passed, true
 	}
 	return "", "", false
 }
@@ -214,6 +301,9 @@ func realPytestID(id string) bool {
 
 // leadingStatus returns the SWE-bench status word s starts with, and what follows it.
 func leadingStatus(s string) (string, string) {
+	if s == "" || !strings.ContainsRune("PFSEX", rune(s[0])) {
+		return "", s
+	}
 	for _, w := range swebenchPytestWords {
 		if strings.HasPrefix(s, w.word) {
 			return w.word, s[len(w.word):]
@@ -271,30 +361,53 @@ func basenameParam(id string) string {
 	return id[:open] + "[" + param + "]"
 }
 
-// stripColourAndControl drops every "[<digits>m" and every byte from 1 to 31
-// (StripColourAndControl).
+// stripColourAndControl drops every "[<digits>m" (Unicode decimal digits, as Python's \d),
+// then every byte from 1 to 31 (StripColourAndControl). One pass does both: a control byte
+// inside "[1\x1b2m" stops the first match, and removing it afterwards leaves "[12m", as the
+// two steps in order do. A line with nothing to remove is returned as it is.
 func stripColourAndControl(line string) string {
-	if !strings.ContainsFunc(line, func(r rune) bool { return r < 32 || r == '[' }) {
-		return line
-	}
-	var b strings.Builder
-	b.Grow(len(line))
+	var b strings.Builder // empty until something is removed
+	kept := 0             // line[kept:i] is yet to be copied into b
 	for i := 0; i < len(line); i++ {
 		c := line[i]
-		if c == '[' {
-			j := i + 1
-			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-				j++
-			}
-			if j > i+1 && j < len(line) && line[j] == 'm' {
-				i = j
+		end := i // the last byte removed, if any
+		switch {
+		case c == '[':
+			if end = colourCodeEnd(line, i+1); end < 0 {
 				continue
 			}
-		}
-		if c >= 1 && c <= 31 {
+		case c == 0 || c > 31:
 			continue
 		}
-		b.WriteByte(c)
+		if b.Cap() == 0 {
+			b.Grow(len(line))
+		}
+		b.WriteString(line[kept:i])
+		i, kept = end, end+1
 	}
+	if b.Cap() == 0 {
+		return line
+	}
+	b.WriteString(line[kept:])
 	return b.String()
+}
+
+// colourCodeEnd returns the index of the "m" that ends the digits at line[start:], or -1.
+func colourCodeEnd(line string, start int) int {
+	j := start
+	for j < len(line) {
+		if c := line[j]; c >= '0' && c <= '9' {
+			j++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(line[j:])
+		if r < utf8.RuneSelf || !unicode.IsDigit(r) {
+			break
+		}
+		j += size
+	}
+	if j > start && j < len(line) && line[j] == 'm' {
+		return j
+	}
+	return -1
 }

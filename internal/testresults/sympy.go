@@ -40,11 +40,11 @@ func ParseSympy(log string, o SympyOptions) Results {
 		}
 	})
 	eachLine(log, func(line string) {
-		line = strings.TrimSpace(line)
+		line = pyTrim(line)
 		if !strings.HasPrefix(line, "test_") {
 			return
 		}
-		id, _ := nextField(line)
+		id, _ := pyNextField(line)
 		switch {
 		case strings.HasSuffix(line, " E"):
 			out[id] = Error

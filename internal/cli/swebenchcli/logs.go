@@ -1,14 +1,22 @@
 package swebenchcli
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // ParseOptions of `sweep swebench parse --parser NAME LOG`.
@@ -38,22 +46,155 @@ func (o *ParseOptions) Run(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("flag --parser: %w", err)
 	}
-	log, err := os.ReadFile(o.Log)
-	if err != nil {
-		return fmt.Errorf("reading the log: %w", err)
-	}
-	section := swebench.TestOutput(string(log))
-	statuses := p.Parse(section)
+	parse := func(section string) (logparse.Statuses, error) { return p.Parse(section), nil }
 	if o.Grading != "" {
 		version, err := swebench.ParseGradingVersion(o.Grading)
 		if err != nil {
 			return fmt.Errorf("flag --grading: %w", err)
 		}
-		if statuses, err = swebench.ParseAsVersion(p, section, version); err != nil {
-			return err
+		parse = func(section string) (logparse.Statuses, error) { return swebench.ParseAsVersion(p, section, version) }
+	}
+	log, err := os.ReadFile(o.Log)
+	if err != nil {
+		return fmt.Errorf("reading the log: %w", err)
+	}
+	// The bytes are never written again, so the string can share them: a log can be hundreds
+	// of megabytes, and a copy costs as much as reading it.
+	statuses, err := parse(swebench.TestOutput(unsafe.String(unsafe.SliceData(log), len(log))))
+	if err != nil {
+		return err
+	}
+	return writeStatuses(o.Out, statuses)
+}
+
+// writeStatuses writes statuses as clioptions.WriteStructured does in JSON (keys sorted, two
+// spaces of indent, no HTML escaping), the same bytes, without reflection: a large log has
+// hundreds of thousands of tests. Only a key or status that JSON must escape goes through
+// encoding/json.
+func writeStatuses(w io.Writer, statuses logparse.Statuses) error {
+	if len(statuses) == 0 {
+		_, err := io.WriteString(w, "{}\n")
+		return err
+	}
+	entries := make([]statusEntry, 0, len(statuses))
+	for id, s := range statuses {
+		entries = append(entries, statusEntry{id: id, status: s})
+	}
+	// Ids share long prefixes (the module path), and comparing two means reading both from
+	// wherever the log put them. So each entry carries the 8 bytes after the prefix every id
+	// shares, zero-padded, as a number: it orders most pairs without touching the ids.
+	common := entries[0].id
+	for _, e := range entries[1:] {
+		for !strings.HasPrefix(e.id, common) {
+			common = common[:len(common)-1]
 		}
 	}
-	return clioptions.WriteStructured(o.Out, clioptions.OutputJSON, statuses)
+	for i := range entries {
+		var head [8]byte
+		copy(head[:], entries[i].id[len(common):])
+		entries[i].head = binary.BigEndian.Uint64(head[:])
+	}
+	sortEntries(entries)
+
+	var escaped bytes.Buffer
+	enc := json.NewEncoder(&escaped)
+	enc.SetEscapeHTML(false)
+	buf := make([]byte, 0, 1<<16)
+	quote := func(s string) error {
+		if !needsJSONEscape(s) {
+			buf = append(append(append(buf, '"'), s...), '"')
+			return nil
+		}
+		escaped.Reset()
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+		buf = append(buf, bytes.TrimSuffix(escaped.Bytes(), []byte("\n"))...)
+		return nil
+	}
+	buf = append(buf, "{\n"...)
+	for i, e := range entries {
+		buf = append(buf, "  "...)
+		if err := quote(e.id); err != nil {
+			return err
+		}
+		buf = append(buf, ": "...)
+		if err := quote(string(e.status)); err != nil {
+			return err
+		}
+		if i < len(entries)-1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '\n')
+		if len(buf) >= 1<<16-1<<12 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, "}\n"...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// sortEntries sorts entries by id: a radix sort on head, then the ids of each run of equal heads
+// compared in full.
+func sortEntries(entries []statusEntry) {
+	const digit = 16
+	tmp := make([]statusEntry, len(entries))
+	src, dst := entries, tmp
+	var count [1 << digit]int
+	for shift := 0; shift < 64; shift += digit {
+		clear(count[:])
+		for _, e := range src {
+			count[(e.head>>shift)&(1<<digit-1)]++
+		}
+		if count[(src[0].head>>shift)&(1<<digit-1)] == len(src) {
+			continue // every entry has this digit: the pass would change nothing
+		}
+		sum := 0
+		for i, c := range count {
+			count[i], sum = sum, sum+c
+		}
+		for _, e := range src {
+			d := (e.head >> shift) & (1<<digit - 1)
+			dst[count[d]] = e
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &entries[0] {
+		copy(entries, src)
+	}
+	for start := 0; start < len(entries); {
+		end := start + 1
+		for end < len(entries) && entries[end].head == entries[start].head {
+			end++
+		}
+		if end-start > 1 {
+			slices.SortFunc(entries[start:end], func(a, b statusEntry) int { return strings.Compare(a.id, b.id) })
+		}
+		start = end
+	}
+}
+
+type statusEntry struct {
+	head   uint64 // the id's first bytes after the shared prefix, for sorting
+	id     string
+	status testresults.Status
+}
+
+// needsJSONEscape reports whether encoding/json writes s other than as its bytes in quotes:
+// control bytes, quotes, backslashes, and any non-ASCII (invalid UTF-8 and U+2028/U+2029 are
+// escaped; the rest would pass, but deciding that is encoding/json's business).
+func needsJSONEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // GradeOptions of `sweep swebench grade --instance F --log LOG`.

@@ -7,6 +7,7 @@ package logparse
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,51 +48,86 @@ type Statuses = testresults.Results
 type Parser struct {
 	name  string
 	parse func(log string, d Dialect) Statuses
+	// byInstance is set for the language parsers (languages.go); inst is what For gave them.
+	byInstance func(log string, d Dialect, in Instance) Statuses
+	inst       Instance
 }
 
 // Name is the registry name, e.g. "parse_log_pytest".
 func (p Parser) Name() string { return p.name }
 
 // Parse reads log with everything our parser can see (the Full dialect).
-func (p Parser) Parse(log string) Statuses { return p.parse(log, Full) }
+func (p Parser) Parse(log string) Statuses { return p.ParseAs(log, Full) }
 
 // ParseAs reads log the way dialect d does.
-func (p Parser) ParseAs(log string, d Dialect) Statuses { return p.parse(log, d) }
+func (p Parser) ParseAs(log string, d Dialect) Statuses {
+	if p.byInstance != nil {
+		return p.byInstance(log, d, p.inst)
+	}
+	return p.parse(log, d)
+}
+
+// Exists reports whether SWE-bench's harness of dialect d has a parser of this name (Full:
+// always). Where it has none, ParseAs under d reads the log as that version's grading would
+// with the parser it picks instead (see absentUpstream).
+func (p Parser) Exists(d Dialect) bool {
+	return d == Full || !slices.Contains(absentUpstream[p.name], d)
+}
+
+// absentUpstream lists, per parser name, the official dialects whose harness has no function
+// of that name (the goldens' upstream path is empty there). Every Python parser exists in
+// both 4.1 and 5.
+var absentUpstream = map[string][]Dialect{}
 
 // JUnitName is the registry name of the JUnit XML reader, which SWE-bench does not have.
 const JUnitName = "junit"
 
-// The line grammars of SWE-bench's pytest parsers: 4.1 cuts ids at whitespace, 5 keeps them whole.
+// The line grammars of SWE-bench's pytest parsers. Both versions cut an id at its first
+// whitespace and read only lines that start with a status word; 5 drops "SKIPPED [N]" skip
+// summaries. parse_log_pytest_v2 also reads lines that end with a status word, and under 5
+// keeps every field after the status in the id.
 var (
-	fields   = testresults.PytestOptions{Lines: testresults.PytestFields}
-	wholeIDs = testresults.PytestOptions{Lines: testresults.PytestWholeIDs}
+	fields41 = testresults.PytestOptions{Lines: testresults.PytestFields}
+	fields5  = testresults.PytestOptions{Lines: testresults.PytestFields, SkipSummaries: true}
+	v2of41   = testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true}
+	v2of5    = testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true,
+		JoinedFields: true, SkipSummaries: true}
+	seaborn = testresults.PytestOptions{Lines: testresults.PytestSeaborn}
+)
+
+// The SWE-bench parsers that are another name of one of them (the same function in 4.1 and 5).
+var (
+	pytestParser        = pytestFamily(fields41, fields5)
+	pytestOptionsParser = pytestFamily(withBasenameParams(fields41), withBasenameParams(fields5))
+	pytestV2Parser      = pytestFamily(v2of41, v2of5)
 )
 
 // registry maps each SWE-bench parser name onto the testresults parser and the options that
 // reproduce each dialect's reading.
 var registry = map[string]func(string, Dialect) Statuses{
-	"parse_log_pytest":         pytestFamily(fields, wholeIDs),
-	"parse_log_pytest_options": pytestFamily(withBasenameParams(fields), withBasenameParams(wholeIDs)),
-	"parse_log_pytest_v2": pytestFamily(
-		testresults.PytestOptions{Lines: testresults.PytestFields, StripColourAndControl: true, TrailingStatus: true},
-		testresults.PytestOptions{Lines: testresults.PytestWholeIDs, StripColourAndControl: true}),
-	// matplotlib's and seaborn's parsers did not change in 5.
-	"parse_log_matplotlib": pytestFamily(withMouseButtons(fields), withMouseButtons(fields)),
-	"parse_log_seaborn":    pytestFamily(testresults.PytestOptions{Lines: testresults.PytestSeaborn}, testresults.PytestOptions{Lines: testresults.PytestSeaborn}),
+	"parse_log_pytest":         pytestParser,
+	"parse_log_astroid":        pytestParser,
+	"parse_log_flask":          pytestParser,
+	"parse_log_marshmallow":    pytestParser,
+	"parse_log_pvlib":          pytestParser,
+	"parse_log_pyvista":        pytestParser,
+	"parse_log_sqlfluff":       pytestParser,
+	"parse_log_xarray":         pytestParser,
+	"parse_log_pytest_options": pytestOptionsParser,
+	"parse_log_pydicom":        pytestOptionsParser,
+	"parse_log_requests":       pytestOptionsParser,
+	"parse_log_pylint":         pytestOptionsParser,
+	"parse_log_pytest_v2":      pytestV2Parser,
+	"parse_log_astropy":        pytestV2Parser,
+	"parse_log_scikit":         pytestV2Parser,
+	"parse_log_sphinx":         pytestV2Parser,
+	"parse_log_matplotlib":     pytestFamily(withMouseButtons(fields41), withMouseButtons(fields5)),
+	"parse_log_seaborn":        pytestFamily(seaborn, seaborn),
 	"parse_log_django": func(log string, d Dialect) Statuses {
 		return testresults.ParseDjango(log, testresults.DjangoOptions{WholeHeaderNames: d == Full, ExpectedFailures: d == Full})
 	},
 	"parse_log_sympy": func(log string, d Dialect) Statuses {
 		return testresults.ParseSympy(log, testresults.SympyOptions{ExpectedFailuresAndSkips: d == Full})
-	},
-	"parse_log_gotest": func(log string, d Dialect) Statuses {
-		return testresults.ParseGoTestVerbose(log, testresults.ConsoleOptions{StripANSI: d == Full})
-	},
-	"parse_log_cargo": func(log string, d Dialect) Statuses {
-		return testresults.ParseCargo(log, testresults.CargoOptions{Lenient: d == Full})
-	},
-	"parse_log_jest": func(log string, d Dialect) Statuses {
-		return testresults.ParseJest(log, testresults.ConsoleOptions{StripANSI: d == Full})
 	},
 	JUnitName: func(log string, _ Dialect) Statuses { return testresults.ParseJUnitLog(log, junitRules) },
 }
@@ -135,6 +171,11 @@ func pytestFamily(v41, v5 testresults.PytestOptions) func(string, Dialect) Statu
 
 // Get returns the parser registered under name.
 func Get(name string) (Parser, error) {
+	if lp, ok := languageParsers[name]; ok {
+		return Parser{name: name, byInstance: func(log string, d Dialect, in Instance) Statuses {
+			return parseLanguage(lp, log, d, in)
+		}}, nil
+	}
 	fn, ok := registry[name]
 	if !ok {
 		return Parser{}, fmt.Errorf("unknown log parser %q: use one of %s", name, strings.Join(Names(), ", "))
@@ -144,8 +185,11 @@ func Get(name string) (Parser, error) {
 
 // Names lists the registered parser names, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
+	names := make([]string, 0, len(registry)+len(languageParsers))
 	for n := range registry {
+		names = append(names, n)
+	}
+	for n := range languageParsers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -153,7 +197,8 @@ func Names() []string {
 }
 
 // repoParsers is SWE-bench's repository → parser table, for instances that do not name their
-// parser (everything before v5).
+// parser (everything before v5). For the Python repositories 4.1's and 5's tables are the same;
+// they name the parser by an alias (parse_log_astropy), the same function as the name here.
 var repoParsers = map[string]string{
 	"pylint-dev/astroid":           "parse_log_pytest",
 	"pallets/flask":                "parse_log_pytest",
@@ -173,22 +218,13 @@ var repoParsers = map[string]string{
 	"sympy/sympy":                  "parse_log_sympy",
 	"mwaskom/seaborn":              "parse_log_seaborn",
 	"matplotlib/matplotlib":        "parse_log_matplotlib",
-	"caddyserver/caddy":            "parse_log_gotest",
-	"hashicorp/terraform":          "parse_log_gotest",
-	"prometheus/prometheus":        "parse_log_gotest",
-	"gohugoio/hugo":                "parse_log_gotest",
-	"gin-gonic/gin":                "parse_log_gotest",
-	"burntsushi/ripgrep":           "parse_log_cargo",
-	"sharkdp/bat":                  "parse_log_cargo",
-	"astral-sh/ruff":               "parse_log_cargo",
-	"tokio-rs/tokio":               "parse_log_cargo",
-	"uutils/coreutils":             "parse_log_cargo",
-	"nushell/nushell":              "parse_log_cargo",
-	"tokio-rs/axum":                "parse_log_cargo",
 }
 
 // ForRepo returns the parser name SWE-bench uses for repo ("owner/name").
 func ForRepo(repo string) (string, bool) {
-	name, ok := repoParsers[repo]
+	if name, ok := repoParsers[repo]; ok {
+		return name, true
+	}
+	name, ok := languageRepos[repo]
 	return name, ok
 }

@@ -41,13 +41,17 @@ func TestParsePytest(t *testing.T) {
 		"4.1 ignores verbose lines": {
 			log: "t.py::a PASSED [ 50%]", dialect: Official41, want: Statuses{},
 		},
-		"5 reads verbose lines and whole ids": {
-			log: "t.py::a PASSED [ 50%]\nt.py::p[a b] FAILED [100%]\nt.py::c PASSEDX\nSKIPPED [2] t.py:3: why", dialect: Official5,
-			want: Statuses{"t.py::a": pass, "t.py::p[a b]": fail},
+		"5 still ignores verbose lines and cuts ids at spaces, and drops skip summaries": {
+			log: "t.py::a PASSED [ 50%]\nPASSED t.py::p[a b]\nSKIPPED [2] t.py:3: why\nPASSED [100%]\nSKIPPED [\u0663] x", dialect: Official5,
+			want: Statuses{"t.py::p[a": pass, "[100%]": pass},
 		},
-		"5 reads forged lines like any other": {
+		"5 reads a forged summary line like any other": {
 			log: "PASSED t.py::a\nt.py::b XFAIL", dialect: Official5,
-			want: Statuses{"t.py::a": pass, "t.py::b": xfail},
+			want: Statuses{"t.py::a": pass},
+		},
+		"Python's whitespace ends a field": {
+			log: "PASSED\x1ct.py::a\x1fb\nPASSED\u00a0t.py::c\nFAILED t.py::d\u2003- x", dialect: Official5,
+			want: Statuses{"t.py::a": pass, "t.py::c": pass, "t.py::d": fail},
 		},
 		"full: whole ids with brackets in the message, not-run xfail, no phantoms": {
 			log: "FAILED t.py::p[x - y] - assert [1] == [2\nXFAIL t.py::n - reason: [NOTRUN] slow\n" +
@@ -87,6 +91,16 @@ func TestParsePytestV2(t *testing.T) {
 		"5": {
 			log: "\x1b[31mFAILED\x1b[0m t.py::\x1b[1mb\x1b[0m - boom\nt.py::c \x1b[32mPASSED\x1b[0m", dialect: Official5,
 			want: Statuses{"t.py::b": fail, "t.py::c": pass},
+		},
+		"5 keeps the reason in the id but FAILED's, joins fields and reads trailing statuses whole": {
+			log: "XFAIL t.py::x - reason: slow\nERROR t.py::e - boom\nSKIPPED t.py::s - why\nPASSED t.py::p[a  b]\n" +
+				"FAILED t.py::f[x - y] - msg\nt.py::v[a b] some words PASSED\nSKIPPED [1] t.py:3: why", dialect: Official5,
+			want: Statuses{"t.py::x - reason: slow": xfail, "t.py::e - boom": erred, "t.py::s - why": skip,
+				"t.py::p[a b]": pass, "t.py::f[x": fail, "t.py::v[a b] some words": pass},
+		},
+		"colour codes with Unicode digits, removed before the controls": {
+			log: "PASSED t.py::a[\u0663m\nPASSED t.py::b[3\x1b2m", dialect: Official41,
+			want: Statuses{"t.py::a": pass, "t.py::b[32m": pass},
 		},
 	})
 }
@@ -238,25 +252,79 @@ func TestParseJUnit(t *testing.T) {
 
 func TestGetUnknownParser(t *testing.T) {
 	_, err := Get("parse_log_nose")
-	if err == nil || !strings.Contains(err.Error(), `unknown log parser "parse_log_nose": use one of junit, parse_log_cargo`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown log parser "parse_log_nose": use one of junit, parse_log_`) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
+// pythonParsers are the Python parser names of SWE-bench 4.1's log_parsers/python.py and 5's
+// registry, aliases included.
+var pythonParsers = []string{
+	"parse_log_pytest", "parse_log_pytest_options", "parse_log_django", "parse_log_pytest_v2", "parse_log_seaborn",
+	"parse_log_sympy", "parse_log_matplotlib", "parse_log_astroid", "parse_log_flask", "parse_log_marshmallow",
+	"parse_log_pvlib", "parse_log_pyvista", "parse_log_sqlfluff", "parse_log_xarray", "parse_log_pydicom",
+	"parse_log_requests", "parse_log_pylint", "parse_log_astropy", "parse_log_scikit", "parse_log_sphinx",
+}
+
 func TestRegistryHasSWEbenchNames(t *testing.T) {
-	want := []string{"junit", "parse_log_cargo", "parse_log_django", "parse_log_gotest", "parse_log_jest", "parse_log_matplotlib",
-		"parse_log_pytest", "parse_log_pytest_options", "parse_log_pytest_v2", "parse_log_seaborn", "parse_log_sympy"}
-	if diff := cmp.Diff(want, Names()); diff != "" {
-		t.Errorf("Names (-want +got):\n%s", diff)
+	for _, name := range append([]string{JUnitName}, pythonParsers...) {
+		p, err := Get(name)
+		if err != nil {
+			t.Errorf("Get(%q): %v", name, err)
+			continue
+		}
+		for _, d := range []Dialect{Full, Official41, Official5} {
+			if !p.Exists(d) {
+				t.Errorf("%s does not exist under %s", name, d)
+			}
+		}
 	}
-	for _, repo := range []string{"django/django", "astropy/astropy", "psf/requests", "sympy/sympy", "pytest-dev/pytest"} {
+}
+
+// SWE-bench 4.1's and 5's MAP_REPO_TO_PARSER_PY (the same in both) name each Python
+// repository's parser by an alias; ForRepo gives the parser the alias stands for.
+func TestForRepoPythonRepositories(t *testing.T) {
+	upstream := map[string]string{
+		"astropy/astropy":              "parse_log_astropy",
+		"django/django":                "parse_log_django",
+		"marshmallow-code/marshmallow": "parse_log_marshmallow",
+		"matplotlib/matplotlib":        "parse_log_matplotlib",
+		"mwaskom/seaborn":              "parse_log_seaborn",
+		"pallets/flask":                "parse_log_flask",
+		"psf/requests":                 "parse_log_requests",
+		"pvlib/pvlib-python":           "parse_log_pvlib",
+		"pydata/xarray":                "parse_log_xarray",
+		"pydicom/pydicom":              "parse_log_pydicom",
+		"pylint-dev/astroid":           "parse_log_astroid",
+		"pylint-dev/pylint":            "parse_log_pylint",
+		"pytest-dev/pytest":            "parse_log_pytest",
+		"pyvista/pyvista":              "parse_log_pyvista",
+		"scikit-learn/scikit-learn":    "parse_log_scikit",
+		"sqlfluff/sqlfluff":            "parse_log_sqlfluff",
+		"sphinx-doc/sphinx":            "parse_log_sphinx",
+		"sympy/sympy":                  "parse_log_sympy",
+	}
+	// A log every Python parser reads differently from at least one other.
+	const log = "PASSED t.py::a[b c]\nt.py::v PASSED\nXFAIL t.py::x - why\nPASSED t.py::p[/tmp/f.txt]\nPASSED t.py::m[MouseButton.LEFT]\n" +
+		"test_d (m.T) ... ok\ntest_s ok\n"
+	for repo, alias := range upstream {
 		name, ok := ForRepo(repo)
 		if !ok {
 			t.Errorf("ForRepo(%q): unknown", repo)
 			continue
 		}
-		if _, err := Get(name); err != nil {
-			t.Errorf("ForRepo(%q) = %q: %v", repo, name, err)
+		ours, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := Get(alias)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []Dialect{Full, Official41, Official5} {
+			if diff := cmp.Diff(theirs.ParseAs(log, d), ours.ParseAs(log, d)); diff != "" {
+				t.Errorf("ForRepo(%q) = %s reads unlike upstream's %s under %s (-upstream +ours):\n%s", repo, name, alias, d, diff)
+			}
 		}
 	}
 }

@@ -4,4 +4,4 @@ package logparse
 // each Dialect's options onto internal/testresults), recorded with every SWE-bench trial
 // (TaskTrial status.provenance.parser, beside testresults.Version). Bump it with any change
 // that can read the same log as another status of any test.
-const Version = "1"
+const Version = "2"

@@ -1,0 +1,842 @@
+package logparse
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// The JavaScript parsers of SWE-bench (log_parsers/javascript.py), each reproduced step by step:
+// the same patterns (see pyRe), the same order of checks, the same line that wins for an id
+// reported twice (the last one written, unless noted).
+
+const (
+	passed  = testresults.Passed
+	failed  = testresults.Failed
+	skipped = testresults.Skipped
+)
+
+// suiteStack is the indentation-driven suite path of the calypso, next and lighthouse parsers: an
+// indented line that is not a result pops every suite at or deeper than its indent and pushes
+// itself (the first one is pushed whatever its indent).
+type suiteStack []suiteLevel
+
+type suiteLevel struct {
+	name   string
+	indent int
+}
+
+func (s *suiteStack) adjust(line string) {
+	indent := pyIndent(line)
+	if indent == 0 {
+		return
+	}
+	for len(*s) > 0 && (*s)[len(*s)-1].indent >= indent {
+		*s = (*s)[:len(*s)-1]
+	}
+	*s = append(*s, suiteLevel{pyStrip(line), indent})
+}
+
+func (s suiteStack) names() []string {
+	out := make([]string, len(s))
+	for i, l := range s {
+		out[i] = l.name
+	}
+	return out
+}
+
+var (
+	calypsoTimed     = pyRe(`\(\d+ms\)`)
+	calypsoPassTimed = pyRe(`^\s+✓\s(.*)\(\d+ms\)$`)
+	calypsoPass      = pyRe(`^\s+✓\s(.*)`)
+	calypsoFailTimed = pyRe(`^\s+✕\s(.*)\(\d+ms\)$`)
+	calypsoFail      = pyRe(`^\s+✕\s(.*)`)
+)
+
+// parseCalypso: results after each " ./node_modules/.bin/jest " up to "Test Suites" or the
+// first "  ● " failure detail; the id is the suite path and the title joined by " - ", so a test
+// outside any suite is "- title". The suite path carries over from one jest run to the next. A
+// result line the official pattern cannot match (no indentation) raises there: no results here.
+func parseCalypso(log string) Statuses {
+	out := Statuses{}
+	var suite suiteStack
+	runs := strings.Split(log, " ./node_modules/.bin/jest ")
+	for _, run := range runs[1:] {
+		for _, line := range lines(run) {
+			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
+				break
+			}
+			stripped := pyStrip(line)
+			var timed, plain *regexp.Regexp
+			var status testresults.Status
+			switch {
+			case strings.HasPrefix(stripped, "✓"):
+				timed, plain, status = calypsoPassTimed, calypsoPass, passed
+			case strings.HasPrefix(stripped, "✕"):
+				timed, plain, status = calypsoFailTimed, calypsoFail, failed
+			default:
+				suite.adjust(line)
+				continue
+			}
+			re := plain
+			if calypsoTimed.MatchString(line) {
+				re = timed
+			}
+			m := re.FindStringSubmatch(line)
+			if m == nil {
+				return nil
+			}
+			out[pyStrip(strings.Join(suite.names(), " - ")+" - "+m[1])] = status
+		}
+	}
+	return out
+}
+
+var chartJSFailure = regexp.MustCompile(`(?m)Chrome` + `[` + pyWhitespace + `]` + `[\p{Nd}.]+[` + pyWhitespaceNoCRLF + `]\(.+?\)[` + pyWhitespaceNoCRLF + `](.*)FAILED$`)
+
+// pyWhitespaceNoCRLF is Python's [^\S\r\n]: whitespace other than CR and LF.
+const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
+
+// parseChartJS: only failures, from Karma's "Chrome <version> (<os>) <title> FAILED" lines
+// after colour codes are removed.
+func parseChartJS(log string) Statuses {
+	out := Statuses{}
+	for _, m := range chartJSFailure.FindAllStringSubmatch(ansiEscape(log), -1) {
+		out[m[1]] = failed
+	}
+	return out
+}
+
+var markedFailure = pyRe(`^\d+\)\s(.*)`)
+
+// parseMarked: only failures, "<n>) <title>" at the start of a line.
+func parseMarked(log string) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if m := markedFailure.FindStringSubmatch(line); m != nil {
+			out[pyStrip(m[1])] = failed
+		}
+	}
+	return out
+}
+
+// p5jsFailures are the header texts of the official `(?ms)^\s*(\d+)\)(.{0,1000}?):` matches,
+// found without a regexp (RE2 runs the counted repetition in time proportional to its bound at
+// every line): at a line start, whitespace (newlines too), digits, ")", then the text up to the
+// first ":" within 1000 characters; the next search starts after that ":".
+func p5jsFailures(log string) []string {
+	var out []string
+	for pos := 0; pos <= len(log); {
+		start := pos
+		if start > 0 && log[start-1] != '\n' {
+			i := strings.IndexByte(log[start:], '\n')
+			if i < 0 {
+				break
+			}
+			start += i + 1
+		}
+		pos = start + 1
+		digits := start + len(log[start:]) - len(pyLstrip(log[start:]))
+		end := digits
+		for end < len(log) {
+			r, size := utf8.DecodeRuneInString(log[end:])
+			if !unicode.IsDigit(r) {
+				break
+			}
+			end += size
+		}
+		if end == digits || end >= len(log) || log[end] != ')' {
+			continue
+		}
+		header := log[end+1:]
+		n := 0
+		for i, r := range header {
+			if r == ':' {
+				out = append(out, header[:i])
+				pos = end + 1 + i + 1
+				break
+			}
+			if n++; n > 1000 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// parseP5JS: only failures, mocha's numbered failure headers "<n>) suite\n   title:" whose lines
+// indent further each line, after JSON-looking and XML blocks are removed; the id joins the
+// header's lines with ":".
+func parseP5JS(log string) Statuses {
+	log = p5jsWithoutXML(p5jsWithoutJSON(ansiEscape(log)))
+	out := Statuses{}
+	for _, header := range p5jsFailures(log) {
+		parts := lines(header)
+		last, valid := 0, true
+		for _, part := range parts {
+			indent := pyIndent(part)
+			if indent <= last {
+				valid = false
+				break
+			}
+			last = indent
+		}
+		if !valid {
+			continue
+		}
+		for i, part := range parts {
+			parts[i] = pyStrip(part)
+		}
+		out[strings.Join(parts, ":")] = failed
+	}
+	return out
+}
+
+// p5jsWithoutJSON drops lines from one ending in "{" (or "[") through the next line that is
+// exactly "}" (or "]"), and one-line {...} and [...] lines.
+func p5jsWithoutJSON(log string) string {
+	var kept []string
+	inObject, inList := false, false
+	for _, line := range lines(log) {
+		s := strings.TrimRightFunc(line, isPySpace)
+		switch {
+		case strings.HasSuffix(s, "{"):
+			inObject = true
+		case strings.HasSuffix(s, "["):
+			inList = true
+		case s == "}" && inObject:
+			inObject = false
+		case s == "]" && inList:
+			inList = false
+		case inObject || inList:
+		case strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}"):
+		case strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]"):
+		default:
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+var xmlOpenTag = pyRe(`<(\w+)>`)
+
+// p5jsWithoutXML repeatedly removes the first "<tag>...</tag>" (the official pattern
+// `<(\w+)>[\s\S]*?<\/\1>`: the leftmost opening tag that has a closing one, up to its nearest
+// closing tag), leaving one "<tag>" per extra "<tag>" inside it.
+func p5jsWithoutXML(log string) string {
+	for {
+		start, end, name := -1, -1, ""
+		for from := 0; from < len(log); {
+			loc := xmlOpenTag.FindStringSubmatchIndex(log[from:])
+			if loc == nil {
+				break
+			}
+			open := from + loc[0]
+			tag := log[from+loc[2] : from+loc[3]]
+			body := from + loc[1]
+			if c := strings.Index(log[body:], "</"+tag+">"); c >= 0 {
+				start, end, name = open, body+c+len("</"+tag+">"), tag
+				break
+			}
+			from = open + 1
+		}
+		if start < 0 {
+			return log
+		}
+		opening := max(strings.Count(log[start:end], "<"+name+">")-1, 0)
+		log = log[:start] + strings.Repeat("<"+name+">", opening) + log[end:]
+	}
+}
+
+var (
+	carbonPatterns = []struct {
+		re     *regexp.Regexp
+		status testresults.Status
+	}{
+		{pyRe(`^PASS\s(.*)\s\([\d\.]+ms\)`), passed},
+		{pyRe(`^PASS\s(.*)\s\([\d\.]+\ss\)`), passed},
+		{pyRe(`^PASS\s(.*)\s\([\d\.]+s\)`), passed},
+		{pyRe(`^PASS\s(.*)`), passed},
+		{pyRe(`^FAIL\s(.*)\s\([\d\.]+ms\)`), failed},
+		{pyRe(`^FAIL\s(.*)\s\([\d\.]+\ss\)`), failed},
+		{pyRe(`^FAIL\s(.*)\s\([\d\.]+s\)`), failed},
+		{pyRe(`^FAIL\s(.*)`), failed},
+	}
+)
+
+// parseCarbon (also react-pdf's, prettier's, scratch-gui's and lighthouse's jest parser): Jest's
+// per-file "PASS <file> (1.2 s)" / "FAIL <file>" lines; the id is the file, timing dropped.
+func parseCarbon(log string) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if !strings.HasPrefix(line, "PASS") && !strings.HasPrefix(line, "FAIL") {
+			continue
+		}
+		for _, p := range carbonPatterns {
+			if m := p.re.FindStringSubmatch(line); m != nil {
+				out[m[1]] = p.status
+				break
+			}
+		}
+	}
+	return out
+}
+
+var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○": skipped}
+
+// parseJestOfficial is parse_log_jest: verbose Jest marks on the stripped line, the title as the
+// id. 5 strips the title; 4.1 keeps the space before a " (12 ms)" that follows two spaces.
+func parseJestOfficial(log string, stripTitle bool) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if !strings.ContainsAny(line, "✓✕○") {
+			continue
+		}
+		mark, name, ok := jestLineOf(pyStrip(line))
+		if !ok {
+			continue
+		}
+		if stripTitle {
+			name = pyStrip(name)
+		}
+		out[name] = jestMarks[string(mark)]
+	}
+	return out
+}
+
+var jestJSONLine = pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`)
+
+// parseJestJSON: "[PASSED] title" / "[FAILED] title" lines written by a jq transform of
+// jest --json.
+func parseJestJSON(log string) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if m := jestJSONLine.FindStringSubmatch(pyStrip(line)); m != nil {
+			out[m[2]] = testresults.Status(m[1])
+		}
+	}
+	return out
+}
+
+var vitestMarks = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}
+
+var vitestLine = pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`)
+
+// parseVitest: vitest --reporter=verbose marks. A trailing " <number>" (with or without "ms") is
+// taken for a duration and dropped from the title, as officially.
+func parseVitest(log string) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if !strings.ContainsAny(line, "✓×↓") {
+			continue
+		}
+		if m := vitestLine.FindStringSubmatch(pyStrip(line)); m != nil {
+			out[m[2]] = vitestMarks[m[1]]
+		}
+	}
+	return out
+}
+
+var karmaLine = pyRe(`^(\s*)?([✔✖])?\s(.*)$`)
+
+// parseKarma: the lines after "Starting browser" up to "SUMMARY:"; a deeper indented line
+// without a mark opens a suite, a shallower one closes the innermost suite (and is not a result);
+// "✔"/"✖" lines are results named "suite > ... > title". When a shallower line finds no suite to
+// close, the official parser raises: no results here.
+func parseKarma(log string) Statuses {
+	out := Statuses{}
+	indent := -1
+	var suite []string
+	started := false
+	for _, line := range lines(log) {
+		if strings.HasPrefix(line, "SUMMARY:") {
+			return out
+		}
+		if strings.Contains(line, "Starting browser") {
+			started = true
+			continue
+		}
+		if !started {
+			continue
+		}
+		m := karmaLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		lead, mark, name := m[1], m[2], m[3]
+		if lead != "" && mark == "" {
+			n := utf8.RuneCountInString(lead)
+			switch {
+			case n > indent:
+				indent = n
+				suite = append(suite, name)
+			case n < indent:
+				indent = n
+				if len(suite) == 0 {
+					return nil
+				}
+				suite = suite[:len(suite)-1]
+				continue
+			}
+		}
+		switch mark {
+		case "✔":
+			out[strings.Join(append(suite[:len(suite):len(suite)], name), " > ")] = passed
+		case "✖":
+			out[strings.Join(append(suite[:len(suite):len(suite)], name), " > ")] = failed
+		}
+	}
+	return out
+}
+
+var tapLine = pyRe(`^(ok|not ok) (\d+) (.+)$`)
+
+// parseTap: TAP "ok 1 title" / "not ok 2 title" lines; the title is the id.
+func parseTap(log string) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if !strings.Contains(line, "ok ") {
+			continue
+		}
+		if m := tapLine.FindStringSubmatch(pyStrip(line)); m != nil {
+			if m[1] == "ok" {
+				out[m[3]] = passed
+			} else {
+				out[m[3]] = failed
+			}
+		}
+	}
+	return out
+}
+
+// parseImmutableJS picks Jest's verbose reader for PR 2006 and the jq-transformed JSON reader
+// for PR 2005 (the number after the instance id's last "-"); any other instance raises
+// officially: no results here.
+func parseImmutableJS(log string, d Dialect, in Instance) Statuses {
+	pr := in.ID[strings.LastIndex(in.ID, "-")+1:]
+	switch pr {
+	case "2006":
+		return parseJestOfficial(log, d != Official41)
+	case "2005":
+		return parseJestJSON(log)
+	}
+	return nil
+}
+
+var highlightSummary = pyRe(`\n[ \t]*\d+ passing`)
+var highlightTiming = pyRe(`\(\d+ms\)`)
+var highlightFailure = pyRe(`^\d+\)`)
+
+// parseHighlightJS: mocha's spec reporter up to the "<n> passing" summary; a line indented by two
+// spaces (or more) sets the suite, so the id is "suite.title" (one level only).
+func parseHighlightJS(log string) Statuses {
+	if loc := highlightSummary.FindStringIndex(log); loc != nil {
+		log = log[:loc[0]]
+	}
+	out := Statuses{}
+	var suite []string
+	name := func(title string) string {
+		title = pyStrip(highlightTiming.ReplaceAllLiteralString(title, ""))
+		return strings.Join(append(suite[:len(suite):len(suite)], title), ".")
+	}
+	for _, line := range lines(log) {
+		stripped := pyStrip(line)
+		switch {
+		case strings.HasPrefix(stripped, "✓"):
+			_, title, _ := strings.Cut(line, "✓")
+			out[name(title)] = passed
+		case strings.HasPrefix(stripped, "✔"):
+			_, title, _ := strings.Cut(line, "✔")
+			out[name(title)] = passed
+		case highlightFailure.MatchString(stripped):
+			_, title, _ := strings.Cut(line, ")")
+			out[name(title)] = failed
+		case strings.HasPrefix(line, "  "):
+			suite = []string{stripped}
+		}
+	}
+	return out
+}
+
+var mochaLists = map[string]testresults.Status{"failures": failed, "passes": passed}
+
+const prismTestCommand = "./node_modules/.bin/mocha tests/run.js --reporter json"
+
+// parsePrismJS: after each prism test command, the text from the first "{" to the last "}" is
+// mocha's JSON report; "fullTitle" of failures, then of passes, is the id. Text the official
+// json.loads refuses raises there: no results here.
+func parsePrismJS(log string) Statuses {
+	out := Statuses{}
+	runs := strings.Split(log, prismTestCommand)
+	for _, run := range runs[1:] {
+		report := "{" + pyRsplitFirst(pySplitLast(run, "{"), "}") + "}"
+		var fields map[string]json.RawMessage
+		if json.Unmarshal([]byte(report), &fields) != nil {
+			return nil
+		}
+		for _, key := range []string{"failures", "passes"} {
+			titles, ok := mochaTitles(fields[key])
+			if !ok {
+				return nil
+			}
+			for _, t := range titles {
+				out[t] = mochaLists[key]
+			}
+		}
+	}
+	return out
+}
+
+// mochaTitles reads the "fullTitle" of each entry of a mocha JSON list; false where the official
+// parser would raise (no list, an entry without a string fullTitle).
+func mochaTitles(raw json.RawMessage) ([]string, bool) {
+	var entries []map[string]json.RawMessage
+	if raw == nil || json.Unmarshal(raw, &entries) != nil {
+		return nil, false
+	}
+	titles := make([]string, 0, len(entries))
+	for _, e := range entries {
+		var t string
+		if json.Unmarshal(e["fullTitle"], &t) != nil {
+			return nil, false
+		}
+		titles = append(titles, t)
+	}
+	return titles, true
+}
+
+var (
+	eslintFailure = regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`)
+	pyWhitespaces = pyRe(`\s+`)
+)
+
+// collapseSpace is Python's re.sub(r"\s+", " ", s).strip().
+func collapseSpace(s string) string { return pyStrip(pyWhitespaces.ReplaceAllLiteralString(s, " ")) }
+
+// parseESLint: only failures, mocha's "  <n>) title ... Error" blocks, whitespace collapsed.
+func parseESLint(log string) Statuses {
+	out := Statuses{}
+	for _, m := range eslintFailure.FindAllStringSubmatch(log, -1) {
+		out[collapseSpace(m[2])] = failed
+	}
+	return out
+}
+
+var bpmnFailures = []*regexp.Regexp{
+	pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`),
+	pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\sx86\_64\)\s(.*)FAILED\n`),
+	pyRe(`Chrome\sHeadless\s(.*)\s\(Linux\sx86\_64\)\s(.*)FAILED\n`),
+	pyRe(`HeadlessChrome\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`),
+}
+
+// parseBpmnJS: only failures, Karma's "<browser> (<os>) <title> FAILED" lines of PhantomJS or
+// headless Chrome; the title is kept as written.
+func parseBpmnJS(log string) Statuses {
+	out := Statuses{}
+	for _, re := range bpmnFailures {
+		for _, m := range re.FindAllStringSubmatch(log, -1) {
+			out[m[len(m)-1]] = failed
+		}
+	}
+	return out
+}
+
+const pyNonSpace = "[^" + pyWhitespace + "]"
+
+var openlayersFailures = []*regexp.Regexp{
+	pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`),
+	pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`),
+	regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`),
+	pyRe(`(?m)^case\s(.*):\smismatch`),
+}
+
+// parseOpenLayers: only failures, from Karma's Chrome lines, mocha's numbered failures and
+// rendering "case <name>: mismatch" lines; whitespace collapsed.
+func parseOpenLayers(log string) Statuses {
+	out := Statuses{}
+	for _, re := range openlayersFailures {
+		for _, m := range re.FindAllStringSubmatch(log, -1) {
+			out[collapseSpace(m[1])] = failed
+		}
+	}
+	return out
+}
+
+var (
+	jestFileFail = pyRe(`(?m)^FAIL\s(.*)`)
+	jestFilePass = pyRe(`(?m)^PASS\s(.*)`)
+	grommetTime  = pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`)
+)
+
+// parseEmotion: Jest's per-file "FAIL <file>" and "PASS <file>" lines, passes written last (a
+// file that both failed and passed is PASSED).
+func parseEmotion(log string) Statuses {
+	out := Statuses{}
+	for _, m := range jestFileFail.FindAllStringSubmatch(log, -1) {
+		out[pyStrip(m[1])] = failed
+	}
+	for _, m := range jestFilePass.FindAllStringSubmatch(log, -1) {
+		out[pyStrip(m[1])] = passed
+	}
+	return out
+}
+
+// parseGrommet is parseEmotion with a trailing " (1.2 s)" timing dropped.
+func parseGrommet(log string) Statuses {
+	out := Statuses{}
+	for _, m := range jestFileFail.FindAllStringSubmatch(log, -1) {
+		out[grommetTime.ReplaceAllLiteralString(pyStrip(m[1]), "")] = failed
+	}
+	for _, m := range jestFilePass.FindAllStringSubmatch(log, -1) {
+		out[grommetTime.ReplaceAllLiteralString(pyStrip(m[1]), "")] = passed
+	}
+	return out
+}
+
+var (
+	nextAssertion = regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#(?s:.)*?\n\n`)
+	nextFail      = pyRe(`^.*?✗\s*(.*)`)
+	nextPass      = pyRe(`^.*?✓\s*(.*)`)
+	nextSuites    = pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`)
+	nextV2Fail    = pyRe(`(?m)^\s{4}\d+\)\s(.*)`)
+	nextV2Pass    = pyRe(`(?m)^\s{4}✓\s(.*)\(`)
+)
+
+// parseNext is alibaba-fusion/next's parser: version 1.27 reads mocha's spec output per
+// "Running: <suite>)" block, ids "<suite>: <title>"; other versions read Karma's output after
+// each " xvfb-run " (from the last "Starting browser Chrome"), ids "suite - ... - title".
+func parseNext(log string, _ Dialect, in Instance) Statuses {
+	if in.Version == "1.27" {
+		return parseNextV2(log)
+	}
+	out := Statuses{}
+	var suite suiteStack
+	log = nextAssertion.ReplaceAllLiteralString(ansiEscapeRe.ReplaceAllLiteralString(log, ""), "")
+	runs := strings.Split(log, " xvfb-run ")
+	for _, run := range runs[1:] {
+		browser := strings.Split(run, "Starting browser Chrome")
+		for _, line := range lines(browser[len(browser)-1]) {
+			if strings.HasPrefix(line, "TOTAL") {
+				break
+			}
+			stripped := pyStrip(line)
+			if strings.HasPrefix(stripped, "ERROR") || strings.HasPrefix(stripped, "LOG") || strings.HasPrefix(stripped, "WARN") ||
+				strings.HasPrefix(stripped, "Check") || strings.HasPrefix(stripped, "in") {
+				continue
+			}
+			if m := nextFail.FindStringSubmatch(line); m != nil {
+				out[strings.Join(append(suite.names(), m[1]), " - ")] = failed
+			} else if m := nextPass.FindStringSubmatch(line); m != nil {
+				out[strings.Join(append(suite.names(), m[1]), " - ")] = passed
+			} else {
+				suite.adjust(line)
+			}
+		}
+	}
+	return out
+}
+
+func parseNextV2(log string) Statuses {
+	out := Statuses{}
+	pieces := pySplit(nextSuites, log)
+	for i, m := range nextSuites.FindAllStringSubmatch(log, -1) {
+		suite, block := m[2], pieces[(i+1)*3]
+		for _, f := range nextV2Fail.FindAllStringSubmatch(block, -1) {
+			out[suite+": "+pyStrip(f[1])] = failed
+		}
+		for _, p := range nextV2Pass.FindAllStringSubmatch(block, -1) {
+			out[suite+": "+pyStrip(p[1])] = passed
+		}
+	}
+	return out
+}
+
+var (
+	mochaFullTitle = pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)
+)
+
+// pySplitAfterLast is Python's s.split(sep)[-1]: the text after the last sep (s without one).
+func pySplitAfterLast(s, sep string) string {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[i+len(sep):]
+	}
+	return s
+}
+
+// parseCypress: mocha JSON reports, one per "../.." piece but the last; the "fullTitle" lines of
+// the passes, then of the failures.
+func parseCypress(log string) Statuses {
+	out := Statuses{}
+	pieces := strings.Split(log, "../..")
+	for _, piece := range pieces[:len(pieces)-1] {
+		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }"), -1) {
+			out[m[1]] = passed
+		}
+		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],"), -1) {
+			out[m[1]] = failed
+		}
+	}
+	return out
+}
+
+var (
+	lighthouseRuns    = pyRe(`running\s\d+\stest\sfiles`)
+	lighthousePassing = pyRe(`\d+\spassing`)
+	lighthouseResults = []struct {
+		re     *regexp.Regexp
+		status testresults.Status
+	}{
+		{pyRe(`^✔\s(.*)\s\(\d+m+s\)`), passed},
+		{pyRe(`^✔\s(.*)`), passed},
+		{pyRe(`^\d+\)\s(.*)\s\(\d+m+s\)`), failed},
+		{pyRe(`^\d+\)\s(.*)`), failed},
+	}
+)
+
+// parseLighthouse picks by the instance's version: 9.5, 10.0 and 10.2 read mocha's spec output,
+// other versions from 3 on Jest's per-file lines (parseCarbon), older ones mocha's JSON report.
+// A version that is not a number raises officially: no results here.
+func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
+	switch in.Version {
+	case "9.5", "10.0", "10.2":
+		return parseLighthouseMocha(log)
+	}
+	v, err := strconv.ParseFloat(pyStrip(in.Version), 64)
+	if err != nil {
+		return nil
+	}
+	if v >= 3 {
+		return parseCarbon(log)
+	}
+	out := Statuses{}
+	runs := strings.Split(log, "./node_modules/.bin/mocha --reporter json")
+	for _, run := range runs[1:] {
+		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]"), -1) {
+			out[m[1]] = passed
+		}
+		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],"), -1) {
+			out[m[1]] = failed
+		}
+	}
+	return out
+}
+
+func parseLighthouseMocha(log string) Statuses {
+	out := Statuses{}
+	runs := pySplit(lighthouseRuns, log)
+	for _, run := range runs[1:] {
+		run = pyStrip(pySplit(lighthousePassing, run)[0])
+		var suite suiteStack
+		for _, line := range lines(run) {
+			stripped := pyStrip(line)
+			found := false
+			for _, r := range lighthouseResults {
+				if m := r.re.FindStringSubmatch(stripped); m != nil {
+					out[strings.Join(append(suite.names(), m[1]), " - ")] = r.status
+					found = true
+					break
+				}
+			}
+			if !found {
+				suite.adjust(line)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	quartoCase     = pyRe(`\[(smoke|unit)\]`)
+	quartoTmpFiles = []*regexp.Regexp{pyRe(`/tmp/(\w+)\.qmd`), pyRe(`/tmp/(\w+)/`)}
+)
+
+// parseQuartoCLI: Deno test lines "[smoke] name ... ok" (green) or "... FAILED" (red) until
+// "ERRORS" or "failures:"; temporary paths are renumbered in order of appearance; a test line
+// with no status is FAILED unless it is a summary ("passed ... failed ... steps"), an INFO line
+// or starts with "test result:".
+func parseQuartoCLI(log string) Statuses {
+	out := Statuses{}
+	tmpNumbers := map[string]int{}
+	for _, line := range lines(log) {
+		if strings.Contains(line, "ERRORS") || strings.Contains(line, "failures:") {
+			break
+		}
+		if !quartoCase.MatchString(line) {
+			continue
+		}
+		for _, re := range quartoTmpFiles {
+			m := re.FindString(line)
+			if m == "" && !re.MatchString(line) {
+				continue
+			}
+			n, seen := tmpNumbers[m]
+			if !seen {
+				n = len(tmpNumbers)
+				tmpNumbers[m] = n
+			}
+			line = re.ReplaceAllLiteralString(line, "/tmp/"+strconv.Itoa(n))
+		}
+		name := pyStrip(strings.Split(line, "...")[0])
+		rejected := strings.HasPrefix(line, "test result:") ||
+			(strings.Contains(line, "passed") && strings.Contains(line, "failed") && strings.Contains(line, "steps")) ||
+			strings.Contains(line, "34mINFO")
+		if rejected {
+			continue
+		}
+		switch {
+		case strings.Contains(line, "32mok"):
+			out[name] = passed
+		case strings.Contains(line, "31mFAILED"):
+			out[name] = failed
+		default:
+			if _, ok := out[name]; !ok {
+				out[name] = failed
+			}
+		}
+	}
+	return out
+}
+
+var (
+	plotlySuite = pyRe(`^(\s+)-\s+(.*?)\s+:`)
+	plotlyTest  = pyRe(`^(\s+)\*\s+(.*?)\s+:\s*(.*)`)
+)
+
+// parsePlotlyJS: "  - suite :" lines and "    * test : ok" lines; a line indented no deeper
+// than the last suite empties the suite path. A status without "ok", or with "failed", is
+// FAILED.
+func parsePlotlyJS(log string) Statuses {
+	out := Statuses{}
+	var suite []string
+	suiteIndent := 0
+	for _, line := range lines(log) {
+		if m := plotlySuite.FindStringSubmatch(line); m != nil {
+			if utf8.RuneCountInString(m[1]) <= suiteIndent {
+				suite = nil
+			}
+			suite = append(suite[:len(suite):len(suite)], m[2])
+			suiteIndent = utf8.RuneCountInString(m[1])
+			continue
+		}
+		m := plotlyTest.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if utf8.RuneCountInString(m[1]) <= suiteIndent {
+			suite = nil
+		}
+		status := strings.ToLower(m[3])
+		id := strings.Join(append(suite[:len(suite):len(suite)], m[2]), ".")
+		if !strings.Contains(status, "ok") || strings.Contains(status, "failed") {
+			out[id] = failed
+		} else {
+			out[id] = passed
+		}
+	}
+	return out
+}

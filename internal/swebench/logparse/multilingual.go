@@ -1,0 +1,370 @@
+package logparse
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// The parsers of SWE-bench's c.py, go.py, java.py, php.py, ruby.py and rust.py, reproduced step
+// by step (see javascript.go). Each reads the line stripped of Python's whitespace unless noted.
+
+// lineParser applies re to every stripped line that contains hint (a cheap filter) and records
+// status(groups) for the id groups[idGroup]; an empty status records nothing.
+func lineParser(re *regexp.Regexp, hint string, idGroup int, status func(m []string) testresults.Status) func(string) Statuses {
+	return func(log string) Statuses {
+		out := Statuses{}
+		for _, line := range lines(log) {
+			if hint != "" && !strings.Contains(line, hint) {
+				continue
+			}
+			m := re.FindStringSubmatch(pyStrip(line))
+			if m == nil {
+				continue
+			}
+			if s := status(m); s != "" {
+				out[m[idGroup]] = s
+			}
+		}
+		return out
+	}
+}
+
+// byWord maps the matched word in group g onto a status.
+func byWord(g int, words map[string]testresults.Status) func([]string) testresults.Status {
+	return func(m []string) testresults.Status { return words[m[g]] }
+}
+
+var rubyUnitOutcomes = map[string]testresults.Status{".": passed, "E": failed, "F": failed, "O": skipped}
+
+var redisLine = pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
+var redisFileSuffix = pyRe(`\s+in\s+\S+$`)
+
+// parseRedis: "[ok]: name (12 ms)" lines of Redis' and Valkey's Tcl suite; a failure's
+// " in <file>" suffix is dropped.
+func parseRedis(log string) Statuses {
+	out := Statuses{}
+	for _, line := range lines(log) {
+		if !strings.Contains(line, "]:") {
+			continue
+		}
+		m := redisLine.FindStringSubmatch(pyStrip(line))
+		if m == nil {
+			continue
+		}
+		switch m[1] {
+		case "ok":
+			out[m[2]] = passed
+		case "err":
+			out[redisFileSuffix.ReplaceAllLiteralString(m[2], "")] = failed
+		default:
+			out[m[2]] = skipped
+		}
+	}
+	return out
+}
+
+var (
+	parseJQ = lineParser(pyRe(`^\s*(PASS|FAIL):\s(.+)$`), ":", 2,
+		byWord(1, map[string]testresults.Status{"PASS": passed, "FAIL": failed}))
+	parseMicropython = lineParser(pyRe(`^(pass|FAIL|skip)\s+(.+)$`), "", 2,
+		byWord(1, map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped}))
+	parseGoogleTest = lineParser(pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`), "]", 2,
+		byWord(1, map[string]testresults.Status{"OK": passed, "FAILED": failed}))
+	parseAnt = lineParser(pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`), "[junit]", 2,
+		byWord(1, map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed}))
+	parseMinitest = lineParser(pyRe(`^(.+)\. .*=.*(\.|F|E).*$`), "=", 1,
+		byWord(2, map[string]testresults.Status{".": passed, "F": failed, "E": failed}))
+	parseCucumber = lineParser(pyRe(`^(.*) \.+(\.|F)`), " .", 1,
+		byWord(2, map[string]testresults.Status{".": passed, "F": failed}))
+	// Python's E\b: the letter is followed by a character that is not a word character, or ends
+	// the line; the outcome is group 2 or 3.
+	parseRubyUnit = lineParser(pyRe(`^\s*(?:test: )?(.+):\s+(?:(\.)|([EFO])(?:$|[^`+pyWord+`]))`), ":", 1,
+		func(m []string) testresults.Status {
+			return rubyUnitOutcomes[m[2]+m[3]]
+		})
+	parseRspecTransformedJSON = lineParser(pyRe(`^(.+) - (passed|failed)`), " - ", 1,
+		byWord(2, map[string]testresults.Status{"passed": passed, "failed": failed}))
+	parseGradle41 = lineParser(gradleResult, "", 1,
+		byWord(2, map[string]testresults.Status{"PASSED": passed, "FAILED": failed}))
+)
+
+// parseJekyll picks minitest for PRs 9141, 8047 and 8167 and cucumber for 8761 and 8771 (the
+// instance id's second "-" field); any other instance raises officially: no results here.
+func parseJekyll(log string, _ Dialect, in Instance) Statuses {
+	fields := strings.Split(in.ID, "-")
+	if len(fields) < 2 {
+		return nil
+	}
+	switch fields[1] {
+	case "9141", "8047", "8167":
+		return parseMinitest(log)
+	case "8761", "8771":
+		return parseCucumber(log)
+	}
+	return nil
+}
+
+var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "↩": skipped}
+
+var (
+	phpunitSuite = pyRe(`^(\w.+) \(.+\)$`)
+	phpunitTest  = pyRe(`^\s*([✔✘↩])\s*(.*)$`)
+)
+
+// parsePHPUnit reads phpunit --testdox output, lines not stripped: "Suite (Class)" headers and
+// "✔ test" results, ids "Suite > test" ("None > test" before any header).
+func parsePHPUnit(log string) Statuses {
+	out := Statuses{}
+	suite := "None"
+	for _, line := range lines(log) {
+		if m := phpunitSuite.FindStringSubmatch(line); m != nil {
+			suite = m[1]
+			continue
+		}
+		if m := phpunitTest.FindStringSubmatch(line); m != nil {
+			out[suite+" > "+m[2]] = phpunitMarks[m[1]]
+		}
+	}
+	return out
+}
+
+var mavenStatus = map[string]testresults.Status{"SUCCESS": passed, "FAILURE": failed}
+
+// mavenTestName is the official `^.*-Dtest=(\S+).*$` on a stripped line: the run of
+// non-whitespace after the last "-Dtest=" that has one.
+func mavenTestName(line string) (string, bool) {
+	for end := len(line); ; {
+		i := strings.LastIndex(line[:end], "-Dtest=")
+		if i < 0 {
+			return "", false
+		}
+		rest := line[i+len("-Dtest="):]
+		if n := strings.IndexFunc(rest, isPySpace); n != 0 {
+			if n < 0 {
+				n = len(rest)
+			}
+			return rest[:n], true
+		}
+		end = i // "-Dtest=" cannot overlap itself, so an earlier one ends before i
+	}
+}
+
+// mavenResult is the official `^.*BUILD (SUCCESS|FAILURE)$` on a stripped line.
+func mavenResult(line string) (string, bool) {
+	for _, word := range []string{"SUCCESS", "FAILURE"} {
+		if strings.HasSuffix(line, "BUILD "+word) {
+			return word, true
+		}
+	}
+	return "", false
+}
+
+// parseMaven reads one "mvn test -Dtest=<id>" per test (echoed by set -x) and its BUILD result.
+// 4.1 gives each result to the last command seen (a result before any command goes to
+// "---NO TEST NAME FOUND YET---"); 5 pairs commands and results first in, first out, keeping
+// results that came before any pending command for the commands that follow.
+func parseMaven(log string, d Dialect) Statuses {
+	out := Statuses{}
+	current := "---NO TEST NAME FOUND YET---"
+	var pending, unmatched []string
+	for _, line := range lines(log) {
+		if !strings.Contains(line, "-Dtest=") && !strings.Contains(line, "BUILD ") {
+			continue
+		}
+		line = pyStrip(line)
+		if name, ok := mavenTestName(line); ok {
+			current = name
+			pending = append(pending, name)
+		}
+		result, ok := mavenResult(line)
+		if !ok {
+			continue
+		}
+		switch {
+		case d == Official41:
+			out[current] = mavenStatus[result]
+		case len(pending) > 0:
+			out[pending[0]] = mavenStatus[result]
+			pending = pending[1:]
+		default:
+			unmatched = append(unmatched, result)
+		}
+	}
+	for d != Official41 && len(pending) > 0 && len(unmatched) > 0 {
+		out[pending[0]] = mavenStatus[unmatched[0]]
+		pending, unmatched = pending[1:], unmatched[1:]
+	}
+	return out
+}
+
+var (
+	gradleResult     = pyRe(`^([^>].+)\s+(PASSED|FAILED)$`)
+	gradleTestName   = pyRe(`^([^>]\S*\s+>\s+\S+)$`)
+	gradleStatusOnly = regexp.MustCompile(`^(PASSED|FAILED)$`)
+	gradleStatus     = map[string]testresults.Status{"PASSED": passed, "FAILED": failed}
+)
+
+// parseGradle reads "Class > method PASSED" lines (the project's gradle config prints them);
+// 5 also joins a "Class > method" line with a later "PASSED"/"FAILED" line when output came in
+// between.
+func parseGradle(log string, d Dialect) Statuses {
+	if d == Official41 {
+		return parseGradle41(log)
+	}
+	out := Statuses{}
+	pending := ""
+	for _, line := range lines(log) {
+		line = pyStrip(line)
+		if m := gradleResult.FindStringSubmatch(line); m != nil {
+			out[m[1]] = gradleStatus[m[2]]
+			pending = ""
+			continue
+		}
+		if m := gradleTestName.FindStringSubmatch(line); m != nil {
+			pending = m[1]
+			continue
+		}
+		if pending != "" {
+			if m := gradleStatusOnly.FindStringSubmatch(line); m != nil {
+				out[pending] = gradleStatus[m[1]]
+				pending = ""
+			}
+		}
+	}
+	return out
+}
+
+// parseDoctest reads the XML report of a doctest binary run with -r=xml: from the first
+// "<doctest" to the first "</doctest>" after it. Each SubCase (at any depth) of each TestCase
+// (at any depth) is "<TestCase name> > <SubCase name>" ("None" for a missing name), PASSED when
+// every Expression under it has success="true". XML the official parser refuses raises there: no
+// results here.
+func parseDoctest(log string) Statuses {
+	start := strings.Index(log, "<doctest")
+	if start < 0 {
+		return Statuses{}
+	}
+	end := len("</doctest>") - 1 // Python's find() gives -1 when the end tag is missing
+	if i := strings.Index(log[start:], "</doctest>"); i >= 0 {
+		end = start + i + len("</doctest>")
+	}
+	if end < start {
+		return nil
+	}
+	root, err := parseXMLTree(log[start:end])
+	if err != nil {
+		return nil
+	}
+	out := Statuses{}
+	for _, tc := range root.descendants("TestCase") {
+		for _, sc := range tc.descendants("SubCase") {
+			allTrue := true
+			for _, e := range sc.descendants("Expression") {
+				if v, ok := e.attrs["success"]; !ok || v != "true" {
+					allTrue = false
+				}
+			}
+			name := tc.attr("name") + " > " + sc.attr("name")
+			if allTrue {
+				out[name] = passed
+			} else {
+				out[name] = failed
+			}
+		}
+	}
+	return out
+}
+
+type xmlNode struct {
+	name     string
+	attrs    map[string]string
+	children []*xmlNode
+}
+
+// attr is Python's element.get(name) formatted by an f-string: "None" when absent.
+func (n *xmlNode) attr(name string) string {
+	if v, ok := n.attrs[name]; ok {
+		return v
+	}
+	return "None"
+}
+
+// descendants is ElementTree's findall(".//name"): every element below n with that tag, in
+// document order.
+func (n *xmlNode) descendants(name string) []*xmlNode {
+	var out []*xmlNode
+	var walk func(*xmlNode)
+	walk = func(m *xmlNode) {
+		for _, c := range m.children {
+			if c.name == name {
+				out = append(out, c)
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// parseXMLTree reads one well-formed element (nothing but whitespace around it), as
+// ElementTree.fromstring accepts it.
+func parseXMLTree(s string) (*xmlNode, error) {
+	dec := xml.NewDecoder(strings.NewReader(s))
+	var stack []*xmlNode
+	var root *xmlNode
+	for {
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if root != nil && len(stack) == 0 {
+				return nil, errors.New("junk after document element")
+			}
+			n := &xmlNode{name: xmlName(t.Name), attrs: map[string]string{}}
+			for _, a := range t.Attr {
+				key := xmlName(a.Name)
+				if _, dup := n.attrs[key]; dup {
+					return nil, errors.New("duplicate attribute")
+				}
+				n.attrs[key] = a.Value
+			}
+			if len(stack) > 0 {
+				parent := stack[len(stack)-1]
+				parent.children = append(parent.children, n)
+			} else {
+				root = n
+			}
+			stack = append(stack, n)
+		case xml.EndElement:
+			if len(stack) == 0 || stack[len(stack)-1].name != xmlName(t.Name) {
+				return nil, errors.New("mismatched tag")
+			}
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) == 0 && strings.TrimSpace(string(t)) != "" {
+				return nil, errors.New("text outside the document element")
+			}
+		}
+	}
+	if root == nil || len(stack) > 0 {
+		return nil, errors.New("no element found")
+	}
+	return root, nil
+}
+
+func xmlName(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
+}

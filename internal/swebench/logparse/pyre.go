@@ -1,0 +1,138 @@
+package logparse
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
+)
+
+// The official parsers are Python: their regular expressions run on str, where \s, \d and \w are
+// Unicode classes, and str.strip() removes Unicode whitespace. Go's are ASCII. pyRe rewrites a
+// pattern written in Python's syntax so that RE2 gives the same matches.
+
+// pyWhitespace is the set of characters for which Python's str.isspace() (and so re's \s and
+// str.strip()) is true.
+const pyWhitespace = "\\t\\n\\v\\f\\r\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
+
+// pyWord is Python's \w on str: letters, numbers and the underscore.
+const pyWord = `\p{L}\p{N}_`
+
+// pyRe compiles a Python-syntax pattern, with \s \S \d \D \w \W read as Python reads them on
+// str. A negated class inside brackets ([^\S...]) must be written out by hand.
+func pyRe(pattern string) *regexp.Regexp {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if c == '\\' && i+1 < len(pattern) {
+			next := pattern[i+1]
+			i++
+			switch {
+			case next == 's' && inClass:
+				b.WriteString(pyWhitespace)
+			case next == 's':
+				b.WriteString("[" + pyWhitespace + "]")
+			case next == 'S' && !inClass:
+				b.WriteString("[^" + pyWhitespace + "]")
+			case next == 'd':
+				b.WriteString(`\p{Nd}`)
+			case next == 'D' && !inClass:
+				b.WriteString(`\P{Nd}`)
+			case next == 'w' && inClass:
+				b.WriteString(pyWord)
+			case next == 'w':
+				b.WriteString("[" + pyWord + "]")
+			case next == 'W' && !inClass:
+				b.WriteString("[^" + pyWord + "]")
+			case next == 'S' || next == 'D' || next == 'W' || next == 'b' || next == 'B':
+				panic("pyRe: write " + pattern + " out by hand")
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(next)
+			}
+			continue
+		}
+		switch {
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			// A ']' right after '[' or '[^' is a literal in Python.
+			if i+1 < len(pattern) && pattern[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(pattern) && pattern[i+1] == ']' {
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return regexp.MustCompile(b.String())
+}
+
+// isPySpace is Python's str.isspace(); pyStrip is str.strip().
+var (
+	isPySpace = testresults.PyIsSpace
+	pyStrip   = testresults.PyStrip
+)
+
+// pyLstrip is Python's str.lstrip().
+func pyLstrip(s string) string { return strings.TrimLeftFunc(s, isPySpace) }
+
+// pyIndent is Python's len(line) - len(line.lstrip()): leading whitespace in code points.
+func pyIndent(line string) int { return utf8.RuneCountInString(line[:len(line)-len(pyLstrip(line))]) }
+
+// pySplit is Python's re.split(pattern, s): the pieces between matches, each match's groups
+// (empty for a group that did not take part) in between.
+func pySplit(re *regexp.Regexp, s string) []string {
+	var out []string
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		out = append(out, s[last:m[0]])
+		for g := 2; g < len(m); g += 2 {
+			if m[g] < 0 {
+				out = append(out, "")
+				continue
+			}
+			out = append(out, s[m[g]:m[g+1]])
+		}
+		last = m[1]
+	}
+	return append(out, s[last:])
+}
+
+// ansiEscape is SWE-bench's ansi_escape: 7-bit C1 escapes and CSI sequences removed.
+var ansiEscapeRe = regexp.MustCompile(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`)
+
+func ansiEscape(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	return ansiEscapeRe.ReplaceAllLiteralString(s, "")
+}
+
+// lines is Python's s.split("\n").
+func lines(s string) []string { return strings.Split(s, "\n") }
+
+// pyRsplitFirst is Python's s.rsplit(sep, 1)[0].
+func pyRsplitFirst(s, sep string) string {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// pySplitLast is Python's s.split(sep, 1)[-1] (s itself when sep is absent).
+func pySplitLast(s, sep string) string {
+	if _, after, ok := strings.Cut(s, sep); ok {
+		return after
+	}
+	return s
+}
