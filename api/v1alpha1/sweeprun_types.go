@@ -53,7 +53,7 @@ type SweepRunSpec struct {
 	// Guard suspends a campaign that only fails on infrastructure.
 	// +kubebuilder:default={}
 	// +optional
-	Guard GuardPolicy `json:"guard"`
+	Guard *GuardPolicy `json:"guard,omitempty"`
 	// +optional
 	Timeouts *TimeoutPolicy `json:"timeouts,omitempty"`
 	// +optional
@@ -284,7 +284,7 @@ type GuardPolicy struct {
 	// +kubebuilder:default=10
 	// +kubebuilder:validation:Minimum=0
 	// +optional
-	InfrastructureFailures int32 `json:"infrastructureFailures"`
+	InfrastructureFailures *int32 `json:"infrastructureFailures,omitempty"`
 }
 
 // GuardStatus is what the guard did.

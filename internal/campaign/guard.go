@@ -19,12 +19,16 @@ type GuardTrip struct {
 	Reason, Message string
 }
 
-// CheckGuard says whether spec.guard suspends run now: the guard is on and does not hold
+// CheckGuard says whether spec.guard suspends run now: the guard is on (the API server
+// defaults it to 10; unset here is off) and does not hold
 // already, trials are left to run, and the last spec.guard.infrastructureFailures of its final
 // trials that finished after the last resume all ended Error on infrastructure. planned is how
 // many trials the campaign runs in all.
 func CheckGuard(run *evalv1.SweepRun, trials []evalv1.TaskTrial, planned int) *GuardTrip {
-	n := int(run.Spec.Guard.InfrastructureFailures)
+	n := 0
+	if g := run.Spec.Guard; g != nil && g.InfrastructureFailures != nil {
+		n = int(*g.InfrastructureFailures)
+	}
 	st := &run.Status
 	if n <= 0 || st.Guard.Holds() || int(FinishedTrials(st.Trials)) >= planned {
 		return nil

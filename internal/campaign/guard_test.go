@@ -61,7 +61,7 @@ func TestCheckGuard(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "team-a"}}
-			run.Spec.Guard.InfrastructureFailures = tc.n
+			run.Spec.Guard = &evalv1.GuardPolicy{InfrastructureFailures: &tc.n}
 			run.Status.Guard = tc.guard
 			run.Status.Trials.Created = int32(len(tc.trials))
 			for _, tr := range tc.trials {

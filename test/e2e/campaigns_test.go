@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -280,7 +281,7 @@ var _ = Describe("a campaign's guard", func() {
 		sr.Spec.Tasks.Names = []string{"missing-image"}
 		sr.Spec.Attempts, sr.Spec.Parallelism = 6, 1
 		sr.Spec.RetryPolicy = evalv1.RetryPolicy{InfrastructureRetries: 1, BackoffSeconds: 1}
-		sr.Spec.Guard.InfrastructureFailures = 2
+		sr.Spec.Guard = &evalv1.GuardPolicy{InfrastructureFailures: ptr.To(int32(2))}
 		Expect(k8s.Create(context.Background(), sr)).To(Succeed())
 		Eventually(func(g Gomega) {
 			run := &evalv1.SweepRun{}

@@ -101,7 +101,7 @@ func (w *runWrapper) maxWallSeconds(n int64) *runWrapper {
 	return w
 }
 func (w *runWrapper) guard(n int32) *runWrapper {
-	w.Spec.Guard.InfrastructureFailures = n
+	w.Spec.Guard = &evalv1.GuardPolicy{InfrastructureFailures: &n}
 	return w
 }
 func (w *runWrapper) retries(n int32) *runWrapper {

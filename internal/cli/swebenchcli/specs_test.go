@@ -17,7 +17,6 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/specs"
-	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // specInstance is an instance of repo in the datasets' schema: a version of v4.1.0's specs
@@ -45,60 +44,6 @@ func specInstance(repo string) map[string]any {
 	return inst
 }
 
-// awaitingParsers are the repositories whose parser logparse does not have on this branch:
-// engineers pyparsers and langparsers add them (issue 12). The test fails when one of them
-// has its parser, so that the list is emptied as their work lands.
-var awaitingParsers = map[string]bool{
-	"Automattic/wp-calypso":         true,
-	"GoogleChrome/lighthouse":       true,
-	"PrismJS/prism":                 true,
-	"alibaba-fusion/next":           true,
-	"apache/druid":                  true,
-	"apache/lucene":                 true,
-	"axios/axios":                   true,
-	"babel/babel":                   true,
-	"bpmn-io/bpmn-js":               true,
-	"briannesbitt/carbon":           true,
-	"carbon-design-system/carbon":   true,
-	"chartjs/Chart.js":              true,
-	"cypress-io/cypress":            true,
-	"diegomura/react-pdf":           true,
-	"emotion-js/emotion":            true,
-	"eslint/eslint":                 true,
-	"facebook/docusaurus":           true,
-	"faker-ruby/faker":              true,
-	"fastlane/fastlane":             true,
-	"fluent/fluentd":                true,
-	"fmtlib/fmt":                    true,
-	"google/gson":                   true,
-	"grommet/grommet":               true,
-	"highlightjs/highlight.js":      true,
-	"immutable-js/immutable-js":     true,
-	"javaparser/javaparser":         true,
-	"jekyll/jekyll":                 true,
-	"jordansissel/fpm":              true,
-	"jqlang/jq":                     true,
-	"laravel/framework":             true,
-	"markedjs/marked":               true,
-	"micropython/micropython":       true,
-	"mrdoob/three.js":               true,
-	"nlohmann/json":                 true,
-	"openlayers/openlayers":         true,
-	"php-cs-fixer/php-cs-fixer":     true,
-	"phpoffice/phpspreadsheet":      true,
-	"plotly/plotly.js":              true,
-	"preactjs/preact":               true,
-	"prettier/prettier":             true,
-	"processing/p5.js":              true,
-	"projectlombok/lombok":          true,
-	"quarto-dev/quarto-cli":         true,
-	"reactivex/rxjava":              true,
-	"redis/redis":                   true,
-	"rubocop/rubocop":               true,
-	"scratchfoundation/scratch-gui": true,
-	"valkey-io/valkey":              true,
-	"vuejs/core":                    true,
-}
 
 // Every repository of v4.1.0's MAP_REPO_TO_PARSER imports under 4.1, and every repository of
 // those and of v5.0.1's maps under 5; grading.json carries the spec of the instance's version.
@@ -120,13 +65,6 @@ func TestImportEveryKnownRepository(t *testing.T) {
 				o.Instances = writeRecords(t, dir, "instances.jsonl", inst)
 				o.Predictions = writeRecords(t, dir, "predictions.jsonl", testPrediction(inst["instance_id"].(string), 10))
 				_, err := execute(t, o)
-				if awaitingParsers[repo] {
-					if err == nil {
-						t.Fatalf("%s imports now: take it out of awaitingParsers", repo)
-					}
-					sweeptest.ErrorContains(t, err, "cannot be graded")
-					return
-				}
 				if err != nil {
 					t.Fatalf("%v (parser %v)", err, parser)
 				}

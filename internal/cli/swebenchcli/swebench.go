@@ -357,7 +357,7 @@ func (w *importWriter) addGraderConfigMap(t importTask) error {
 	if err != nil {
 		return err
 	}
-	grading.TimeoutSec = w.grading.TimeoutSec
+	grading.TimeoutSec, grading.ScoredVerdict = w.grading.TimeoutSec, w.grading.ScoredVerdict
 	gradingJSON, err := json.MarshalIndent(grading, "", "  ")
 	if err != nil {
 		return err
