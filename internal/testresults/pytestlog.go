@@ -31,8 +31,8 @@ const (
 	PytestNodeIDs
 )
 
-// PytestOptions choose how ParsePytestLog reads a log. The zero value is SWE-bench 5's
-// parse_log_pytest.
+// PytestOptions choose how ParsePytestLog reads a log. The zero value reads whole ids
+// (PytestWholeIDs); SWE-bench's parsers are PytestFields with the options logparse gives each.
 type PytestOptions struct {
 	Lines PytestLines
 	// TrailingStatus also reads a line that does not start but ends with a status word under
