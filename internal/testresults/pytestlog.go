@@ -31,8 +31,8 @@ const (
 	PytestNodeIDs
 )
 
-// PytestOptions choose how ParsePytestLog reads a log. The zero value is SWE-bench 5's
-// parse_log_pytest.
+// PytestOptions choose how ParsePytestLog reads a log. The zero value reads whole ids
+// (PytestWholeIDs); SWE-bench's parsers are PytestFields with the options logparse gives each.
 type PytestOptions struct {
 	Lines PytestLines
 	// TrailingStatus also reads a line that does not start but ends with a status word under
@@ -76,10 +76,11 @@ func ParsePytestLog(log string, o PytestOptions) Results {
 	// their number: a large log holds hundreds of thousands, and growing the map step by step
 	// costs more than reading the lines.
 	var chunks [][]pytestResult
+	var cleaned textArena
 	found := 0
 	read := o.lineReader()
 	eachLine(log, func(line string) {
-		id, status, ok := o.result(line, read)
+		id, status, ok := o.result(line, read, &cleaned)
 		if !ok {
 			return
 		}
@@ -110,21 +111,21 @@ func readPytestStream(r io.Reader, o PytestOptions) (Results, error) {
 	out := Results{}
 	read := o.lineReader()
 	err := scanLines(r, func(line []byte) {
-		if id, status, ok := o.result(string(line), read); ok {
+		if id, status, ok := o.result(string(line), read, nil); ok {
 			o.store(out, id, status)
 		}
 	})
 	return out, err
 }
 
-// result reads one line with read.
-func (o PytestOptions) result(line string, read func(string) (string, Status, bool)) (string, Status, bool) {
+// result reads one line with read; a line cleaned up is written to cleaned, if not nil.
+func (o PytestOptions) result(line string, read func(string) (string, Status, bool), cleaned *textArena) (string, Status, bool) {
 	if o.MouseButtons && strings.Contains(line, "MouseButton.") {
 		line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
 		line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
 	}
 	if o.StripColourAndControl {
-		line = stripColourAndControl(line)
+		line = stripColourAndControl(line, cleaned)
 	}
 	if o.TrimCR {
 		line = strings.TrimSuffix(line, "\r")
@@ -365,9 +366,12 @@ func basenameParam(id string) string {
 // then every byte from 1 to 31 (StripColourAndControl). One pass does both: a control byte
 // inside "[1\x1b2m" stops the first match, and removing it afterwards leaves "[12m", as the
 // two steps in order do. A line with nothing to remove is returned as it is.
-func stripColourAndControl(line string) string {
-	var b strings.Builder // empty until something is removed
-	kept := 0             // line[kept:i] is yet to be copied into b
+func stripColourAndControl(line string, cleaned *textArena) string {
+	if cleaned == nil {
+		cleaned = &textArena{}
+	}
+	start := -1 // where the cleaned line begins in cleaned, once something is removed
+	kept := 0   // line[kept:i] is yet to be copied
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		end := i // the last byte removed, if any
@@ -379,17 +383,34 @@ func stripColourAndControl(line string) string {
 		case c == 0 || c > 31:
 			continue
 		}
-		if b.Cap() == 0 {
-			b.Grow(len(line))
+		if start < 0 {
+			start = cleaned.reserve(len(line))
 		}
-		b.WriteString(line[kept:i])
+		cleaned.buf.WriteString(line[kept:i])
 		i, kept = end, end+1
 	}
-	if b.Cap() == 0 {
+	if start < 0 {
 		return line
 	}
-	b.WriteString(line[kept:])
-	return b.String()
+	cleaned.buf.WriteString(line[kept:])
+	return cleaned.buf.String()[start:]
+}
+
+// textArena hands out strings carved from large blocks: a log can have millions of lines to
+// clean up, and one allocation each would keep the garbage collector busy. A block is only
+// ever appended to, so a string carved from it never changes.
+type textArena struct{ buf strings.Builder }
+
+// arenaBlock is the size of a textArena block.
+const arenaBlock = 1 << 20
+
+// reserve makes room for n bytes in the current block and returns where they will start.
+func (a *textArena) reserve(n int) int {
+	if a.buf.Cap()-a.buf.Len() < n {
+		a.buf = strings.Builder{}
+		a.buf.Grow(max(n, arenaBlock))
+	}
+	return a.buf.Len()
 }
 
 // colourCodeEnd returns the index of the "m" that ends the digits at line[start:], or -1.
