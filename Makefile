@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build deps manifests generate test test-corpus lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build deps manifests generate test test-corpus lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down scale
 
 all: build
 
@@ -70,6 +70,15 @@ CORPUS_TESTS := ^(TestLoadSWESweepCorpus|TestTasksValidateCorpus)$$
 test-corpus:
 	@test -n "$(CORPUS)" || { echo "test-corpus: say where the corpus is: make test-corpus CORPUS=path/to/tasks" >&2; exit 1; }
 	SWEEP_CORPUS=$(abspath $(CORPUS)) $(GO) test -count=1 -v -run '$(CORPUS_TESTS)' ./internal/taskdef/ ./cmd/sweep/
+
+## scale: N trials (default 1000) drained through the real manager on kwok's simulated nodes,
+## beside a baseline of plain Jobs, at default and raised client rates, and a manager killed
+## mid-drain (test/scale, docs/scale.md); prints the figures and writes scale.json. It fails
+## only on a trial lost or run twice: `make scale N=200` is CI's smoke test. SCALE_FLAGS
+## passes more flags (go run ./test/scale -h lists them).
+N ?= 1000
+scale:
+	bash hack/scale.sh $(N) $(SCALE_FLAGS)
 
 ## lint: golangci-lint, pinned in hack/lint.sh, with .golangci.yml.
 lint:

@@ -92,7 +92,9 @@ func (cp *controlPlane) stop() error { return cp.env.Stop() }
 type process struct {
 	name string
 	cmd  *exec.Cmd
-	done chan error
+	// ended is closed when the process has ended, with err how.
+	ended chan struct{}
+	err   error
 }
 
 func startProcess(dir, name, bin string, env []string, args ...string) (*process, error) {
@@ -103,16 +105,18 @@ func startProcess(dir, name, bin string, env []string, args ...string) (*process
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), env...)
-	// Its own process group, so that a signal to this program's group does not reach it first.
+	// Its own process group, so that a Ctrl-C reaches this program, which stops it, and not
+	// it first; and killed with this program, should that die.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = logf.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, done: make(chan error, 1)}
+	p := &process{name: name, cmd: cmd, ended: make(chan struct{})}
 	go func() {
-		p.done <- cmd.Wait()
+		p.err = cmd.Wait()
 		_ = logf.Close()
+		close(p.ended)
 	}()
 	return p, nil
 }
@@ -123,7 +127,7 @@ func (p *process) pid() int { return p.cmd.Process.Pid }
 func (p *process) stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-p.done:
+	case <-p.ended:
 	case <-time.After(10 * time.Second):
 		p.kill()
 	}
@@ -132,15 +136,14 @@ func (p *process) stop() {
 // kill ends the process at once, as a crash or an evicted Pod would.
 func (p *process) kill() {
 	_ = p.cmd.Process.Kill()
-	<-p.done
+	<-p.ended
 }
 
 // exited says whether the process ended, and how.
 func (p *process) exited() (bool, error) {
 	select {
-	case err := <-p.done:
-		p.done <- err
-		return true, err
+	case <-p.ended:
+		return true, p.err
 	default:
 		return false, nil
 	}

@@ -185,7 +185,7 @@ func (o *observer) podEndToScore() []float64 {
 }
 
 // waitComplete waits for the SweepRun's Complete condition, reading only the SweepRun.
-func waitComplete(ctx context.Context, cl client.Client, ns, name string, timeout time.Duration, progress func(*evalv1.SweepRun)) (*evalv1.SweepRun, error) {
+func waitComplete(ctx context.Context, cl client.Client, ns, name string, timeout time.Duration, progress func(*evalv1.SweepRun) error) (*evalv1.SweepRun, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		run := &evalv1.SweepRun{}
@@ -193,7 +193,9 @@ func waitComplete(ctx context.Context, cl client.Client, ns, name string, timeou
 			return nil, err
 		}
 		if progress != nil {
-			progress(run)
+			if err := progress(run); err != nil {
+				return run, err
+			}
 		}
 		if meta.IsStatusConditionTrue(run.Status.Conditions, evalv1.SweepRunComplete) {
 			return run, nil

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -258,6 +259,18 @@ func createNodes(ctx context.Context, cl client.Client, n int) error {
 		}}
 		if err := cl.Create(ctx, node); err != nil {
 			return fmt.Errorf("creating node %s: %w", node.Name, err)
+		}
+		// The API server taints a new Node not-ready; the node lifecycle controller, which
+		// this run does not start, would lift it once kwok reports the node Ready.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := cl.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+				return err
+			}
+			node.Spec.Taints = nil
+			return cl.Update(ctx, node)
+		})
+		if err != nil {
+			return fmt.Errorf("untainting node %s: %w", node.Name, err)
 		}
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"strconv"
@@ -26,11 +27,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
@@ -92,7 +95,12 @@ func main() {
 	if c.restartN < 0 {
 		c.restartN = c.n
 	}
-	if err := run(context.Background(), c); err != nil {
+	// Quiet controller-runtime's own logging in this program (its caches); the components
+	// log to their files in the run directory.
+	ctrllog.SetLogger(logr.Discard())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -344,35 +352,37 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		}
 	}
 	killed := false
-	var killedAt time.Time
-	progress := func(run *evalv1.SweepRun) {
+	// In the restart phase, the manager is killed (SIGKILL) once half the trials succeeded and
+	// a new one started at once: resumed is when the next trial is scored.
+	progress := func(*evalv1.SweepRun) error {
 		if ph.Kind != "restart" || killed || obs.succeededCount() < ph.Trials/2 {
-			return
+			return nil
 		}
 		killed, ph.KilledAt = true, obs.succeededCount()
 		mgr.kill()
-		killedAt = time.Now()
+		killedAt := time.Now()
 		fmt.Fprintf(os.Stderr, "scale: killed the manager at %d trials succeeded\n", ph.KilledAt)
 		var err error
-		mgr, _, readyURL, err = startManager(c, ns, kubeconfig, p, "manager-restart-2")
-		if err != nil {
-			panic(err)
+		if mgr, _, readyURL, err = startManager(c, ns, kubeconfig, p, "manager-restart-2"); err != nil {
+			return fmt.Errorf("restarting the manager: %w", err)
 		}
 		ready, err := waitReady(readyURL, mgr, time.Minute)
 		if err != nil {
-			panic(err)
+			return fmt.Errorf("restarting the manager: %w", err)
 		}
 		ph.ReadySeconds = ready.Sub(killedAt).Seconds()
 		for obs.succeededCount() <= ph.KilledAt {
 			time.Sleep(20 * time.Millisecond)
 		}
 		ph.ResumeSeconds = time.Since(killedAt).Seconds()
+		return nil
 	}
 	_, err = waitComplete(ctx, cl, ns, name, c.timeout, progress)
 	elapsed := time.Since(start)
 	if err != nil {
 		return err
 	}
+
 	ph.Seconds = elapsed.Seconds()
 	ph.TrialsPerSecond = float64(ph.Trials) / ph.Seconds
 	obs.mu.Lock()
