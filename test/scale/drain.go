@@ -211,89 +211,96 @@ func waitComplete(ctx context.Context, cl client.Client, ns, name string, timeou
 }
 
 // integrity is the check that no trial was lost or run twice: every (task, attempt) has one
-// trial, every trial succeeded, and each trial has one Job per stage, each with one Pod.
+// trial, every trial succeeded, each trial's stages ran one Job each (counted from the
+// manager's creates in the audit log, since the manager deletes a Job once harvested), and
+// each Job one Pod (its Pods stay: no garbage collector runs here).
 type integrity struct {
-	Trials          int      `json:"trials"`
-	Expected        int      `json:"expected"`
-	Succeeded       int      `json:"succeeded"`
-	Lost            int      `json:"lost"`
-	RunTwice        int      `json:"runTwice"`
-	JobsPerStage    int      `json:"jobsPerStageMax"`
-	PodsPerJob      int      `json:"podsPerJobMax"`
-	Problems        []string `json:"problems,omitempty"`
-	JobsCreated     int      `json:"jobsCreated"`
-	PodsCreated     int      `json:"podsCreated"`
-	TrialsPerAttmpt int      `json:"trialsPerAttemptMax"`
+	Expected  int `json:"expected"`
+	Trials    int `json:"trials"`
+	Succeeded int `json:"succeeded"`
+	Lost      int `json:"lost"`
+	RunTwice  int `json:"runTwice"`
+	// JobsCreated and PodsCreated are the phase's, all trials together.
+	JobsCreated int      `json:"jobsCreated"`
+	PodsCreated int      `json:"podsCreated"`
+	Problems    []string `json:"problems,omitempty"`
+	// trials are the phase's trial names; podsPerJob its Pods by Job name.
+	trials     []string
+	podsPerJob map[string]int
 }
 
 func (in integrity) ok() bool { return in.Lost == 0 && in.RunTwice == 0 }
 
-func checkIntegrity(ctx context.Context, cl client.Client, ns string, tasks, attempts int) (integrity, error) {
-	in := integrity{Expected: tasks * attempts}
+// checkTrials reads the phase's trials and Pods; checkJobs completes the check once the
+// audit log has been read.
+func checkTrials(ctx context.Context, cl client.Client, ns string, tasks, attempts int) (*integrity, error) {
+	in := &integrity{Expected: tasks * attempts, podsPerJob: map[string]int{}}
 	trials := &evalv1.TaskTrialList{}
 	if err := cl.List(ctx, trials, client.InNamespace(ns)); err != nil {
-		return in, err
-	}
-	jobs := &batchv1.JobList{}
-	if err := cl.List(ctx, jobs, client.InNamespace(ns), client.HasLabels{evalv1.LabelTrial}); err != nil {
-		return in, err
+		return nil, err
 	}
 	pods := &corev1.PodList{}
 	if err := cl.List(ctx, pods, client.InNamespace(ns), client.HasLabels{evalv1.LabelTrial}); err != nil {
-		return in, err
+		return nil, err
 	}
-	in.Trials, in.JobsCreated, in.PodsCreated = len(trials.Items), len(jobs.Items), len(pods.Items)
+	in.Trials, in.PodsCreated = len(trials.Items), len(pods.Items)
 	perAttempt := map[string]int{}
 	for _, tr := range trials.Items {
+		in.trials = append(in.trials, tr.Name)
 		perAttempt[fmt.Sprintf("%s/%d", tr.Spec.Task, tr.Spec.Attempt)]++
 		if tr.Status.Phase == evalv1.TrialSucceeded {
 			in.Succeeded++
 		} else {
-			in.Problems = append(in.Problems, fmt.Sprintf("trial %s ended %s (%s: %s)", tr.Name, tr.Status.Phase, tr.Status.Reason, tr.Status.Message))
+			in.Problems = append(in.Problems, fmt.Sprintf("trial %s ended %q (%s: %s)", tr.Name, tr.Status.Phase, tr.Status.Reason, tr.Status.Message))
 		}
 	}
 	for key, n := range perAttempt {
-		in.TrialsPerAttmpt = max(in.TrialsPerAttmpt, n)
 		if n > 1 {
 			in.RunTwice++
 			in.Problems = append(in.Problems, fmt.Sprintf("task/attempt %s has %d trials", key, n))
 		}
 	}
 	in.Lost = in.Expected - len(perAttempt) + (len(trials.Items) - in.Succeeded)
-	perStage := map[string]int{}
-	for _, j := range jobs.Items {
-		perStage[j.Labels[evalv1.LabelTrial]+"/"+j.Labels[evalv1.LabelStage]]++
-	}
-	perJob := map[string]int{}
 	for _, p := range pods.Items {
-		perJob[p.Labels[batchv1.JobNameLabel]]++
+		in.podsPerJob[p.Labels[batchv1.JobNameLabel]]++
 	}
-	twice := map[string]bool{}
-	for key, n := range perStage {
-		in.JobsPerStage = max(in.JobsPerStage, n)
-		if n > 1 {
-			twice[key] = true
-			in.Problems = append(in.Problems, fmt.Sprintf("trial/stage %s has %d Jobs", key, n))
+	return in, nil
+}
+
+// checkJobs counts the Jobs the manager created (created: Job name → successful creates) per
+// trial and stage, and the Pods of each.
+func (in *integrity) checkJobs(created map[string]int) {
+	for _, trial := range in.trials {
+		for _, stage := range []pc.Stage{pc.StageAgent, pc.StageVerifier} {
+			var jobs []string
+			for run := int32(0); ; run++ {
+				name := podbuild.JobName(trial, stage, run)
+				if created[name] == 0 {
+					break
+				}
+				jobs = append(jobs, name)
+			}
+			in.JobsCreated += len(jobs)
+			switch {
+			case len(jobs) == 0:
+				in.Lost++
+				in.Problems = append(in.Problems, fmt.Sprintf("trial %s: no %s Job created", trial, stage))
+			case len(jobs) > 1:
+				in.RunTwice++
+				in.Problems = append(in.Problems, fmt.Sprintf("trial %s: %d %s Jobs (%v)", trial, len(jobs), stage, jobs))
+			}
+			for _, job := range jobs {
+				if n := in.podsPerJob[job]; n != 1 {
+					in.RunTwice += min(n-1, 1)
+					in.Problems = append(in.Problems, fmt.Sprintf("Job %s has %d Pods", job, n))
+				}
+			}
 		}
 	}
-	for job, n := range perJob {
-		in.PodsPerJob = max(in.PodsPerJob, n)
-		if n > 1 {
-			twice[job] = true
-			in.Problems = append(in.Problems, fmt.Sprintf("Job %s has %d Pods", job, n))
-		}
-	}
-	for _, tr := range trials.Items {
-		if perStage[tr.Name+"/"+string(pc.StageAgent)] == 0 || perStage[tr.Name+"/"+string(pc.StageVerifier)] == 0 {
-			in.Problems = append(in.Problems, fmt.Sprintf("trial %s lacks a stage's Job", tr.Name))
-		}
-	}
-	in.RunTwice += len(twice)
 	sort.Strings(in.Problems)
 	if len(in.Problems) > 20 {
 		in.Problems = append(in.Problems[:20], fmt.Sprintf("... and %d more", len(in.Problems)-20))
 	}
-	return in, nil
 }
 
 // baselineJob is a plain Job shaped as a trial stage's: the same containers (an init

@@ -261,6 +261,9 @@ func run(ctx context.Context, c config) error {
 	}
 	for _, ph := range phases {
 		ph.Requests = counts[ph.user]
+		if ph.Integrity != nil {
+			ph.Integrity.checkJobs(ph.Requests.jobsCreated)
+		}
 		for _, r := range ph.CLI {
 			r.Requests = counts[r.user]
 		}
@@ -399,11 +402,9 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 	}
 	l := percentiles(obs.podEndToScore())
 	ph.PodEndToScore = &l
-	in, err := checkIntegrity(ctx, cl, ns, ph.Trials/c.attempts, c.attempts)
-	if err != nil {
+	if ph.Integrity, err = checkTrials(ctx, cl, ns, ph.Trials/c.attempts, c.attempts); err != nil {
 		return err
 	}
-	ph.Integrity = &in
 	if follow != nil {
 		ph.CLI, err = finishCLI(c, cp, ns, name, follow, start)
 		if err != nil {

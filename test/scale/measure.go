@@ -26,6 +26,8 @@ type requestCounts struct {
 	Events int `json:"events"`
 	// ByVerbResource is "verb resource[/subresource]" → requests.
 	ByVerbResource map[string]int `json:"byVerbResource"`
+	// jobsCreated are the Jobs this identity created, by name.
+	jobsCreated map[string]int
 }
 
 type auditEvent struct {
@@ -37,7 +39,11 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
 }
 
 func isWrite(verb string) bool {
@@ -53,7 +59,7 @@ func isWrite(verb string) bool {
 func countRequests(path string, users []string) (map[string]*requestCounts, error) {
 	out := map[string]*requestCounts{}
 	for _, u := range users {
-		out[u] = &requestCounts{ByVerbResource: map[string]int{}}
+		out[u] = &requestCounts{ByVerbResource: map[string]int{}, jobsCreated: map[string]int{}}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -82,6 +88,9 @@ func countRequests(path string, users []string) (map[string]*requestCounts, erro
 			}
 		}
 		c.Total++
+		if ev.Verb == "create" && res == "jobs" && ev.ResponseStatus != nil && ev.ResponseStatus.Code == 201 {
+			c.jobsCreated[ev.ObjectRef.Name]++
+		}
 		c.ByVerbResource[ev.Verb+" "+res]++
 		switch {
 		case res == "events":
