@@ -169,17 +169,9 @@ func run(ctx context.Context, c config) error {
 	c.managerBin, c.sweepBin = filepath.Join(bins, "manager"), filepath.Join(bins, "sweep")
 	fmt.Fprintf(os.Stderr, "scale: run directory %s\n", c.dir)
 
-	var phases []*phaseResult
-	for _, p := range c.profiles {
-		if _, ok := profiles[p]; !ok {
-			return fmt.Errorf("-profiles: no profile %q: give default, raised or both", p)
-		}
-		phases = append(phases, &phaseResult{Kind: "baseline", Profile: p, Trials: c.n, user: "scale-baseline-" + p},
-			&phaseResult{Kind: "sweep", Profile: p, Trials: c.n, user: "sweep-manager-" + p})
-	}
-	if c.restartN > 0 {
-		last := c.profiles[len(c.profiles)-1]
-		phases = append(phases, &phaseResult{Kind: "restart", Profile: last, Trials: c.restartN, user: "sweep-manager-restart"})
+	phases, err := planPhases(c)
+	if err != nil {
+		return err
 	}
 	audited := cliUsers()
 	for _, ph := range phases {
@@ -200,35 +192,11 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	sim, err := newSimulatedCollector(filepath.Join(c.dir, "simulated-collector"))
-	if err != nil {
-		return err
-	}
-	stages, err := kwokStages(sim, c.startMillis, c.runMillis)
-	if err != nil {
-		return err
-	}
-	_, kwokKubeconfig, err := cp.user("kwok")
-	if err != nil {
-		return err
-	}
-	kwok, err := startKwok(c.dir, c.kwok, kwokKubeconfig, stages)
+	kwok, kcmKubeconfig, schedKubeconfig, err := startNodes(ctx, c, cp, cl)
 	if err != nil {
 		return err
 	}
 	defer kwok.stop()
-	if err := createNodes(ctx, cl, c.nodes); err != nil {
-		return err
-	}
-	_, kcmKubeconfig, err := cp.user("kube-controller-manager")
-	if err != nil {
-		return err
-	}
-	_, schedKubeconfig, err := cp.user("kube-scheduler")
-	if err != nil {
-		return err
-	}
-
 	for i := 0; i < len(phases); i++ {
 		ph := phases[i]
 		p := profiles[ph.Profile]
@@ -268,6 +236,77 @@ func run(ctx context.Context, c config) error {
 			r.Requests = counts[r.user]
 		}
 	}
+	rep, err := writeReport(c, phases)
+	if err != nil {
+		return err
+	}
+	printTable(os.Stdout, rep)
+	fmt.Fprintf(os.Stdout, "\nwritten: %s\n", filepath.Join(c.dir, "scale.json"))
+	var broken []string
+	for _, ph := range phases {
+		if ph.Integrity != nil && !ph.Integrity.ok() {
+			broken = append(broken, fmt.Sprintf("%s (%s): %d lost, %d run twice: %s", ph.Kind, ph.Profile, ph.Integrity.Lost, ph.Integrity.RunTwice, strings.Join(ph.Integrity.Problems, "; ")))
+		}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("trials lost or run twice:\n  %s", strings.Join(broken, "\n  "))
+	}
+	return nil
+}
+
+// planPhases are a baseline and a campaign for each profile, then the restart phase.
+func planPhases(c config) ([]*phaseResult, error) {
+	var phases []*phaseResult
+	for _, p := range c.profiles {
+		if _, ok := profiles[p]; !ok {
+			return nil, fmt.Errorf("-profiles: no profile %q: give default, raised or both", p)
+		}
+		phases = append(phases, &phaseResult{Kind: "baseline", Profile: p, Trials: c.n, user: "scale-baseline-" + p},
+			&phaseResult{Kind: "sweep", Profile: p, Trials: c.n, user: "sweep-manager-" + p})
+	}
+	if c.restartN > 0 {
+		last := c.profiles[len(c.profiles)-1]
+		phases = append(phases, &phaseResult{Kind: "restart", Profile: last, Trials: c.restartN, user: "sweep-manager-restart"})
+	}
+	return phases, nil
+}
+
+// startNodes starts kwok with the simulated collector's Stages, creates its Nodes, and
+// makes the identities of kube-controller-manager and kube-scheduler.
+func startNodes(ctx context.Context, c config, cp *controlPlane, cl client.Client) (kwok *process, kcmKubeconfig, schedKubeconfig string, err error) {
+	sim, err := newSimulatedCollector(filepath.Join(c.dir, "simulated-collector"))
+	if err != nil {
+		return nil, "", "", err
+	}
+	stages, err := kwokStages(sim, c.startMillis, c.runMillis)
+	if err != nil {
+		return nil, "", "", err
+	}
+	_, kwokKubeconfig, err := cp.user("kwok")
+	if err != nil {
+		return nil, "", "", err
+	}
+	kwok, err = startKwok(c.dir, c.kwok, kwokKubeconfig, stages)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if err := createNodes(ctx, cl, c.nodes); err != nil {
+		kwok.stop()
+		return nil, "", "", err
+	}
+	_, kcmKubeconfig, err = cp.user("kube-controller-manager")
+	if err != nil {
+		return nil, "", "", err
+	}
+	_, schedKubeconfig, err = cp.user("kube-scheduler")
+	if err != nil {
+		return nil, "", "", err
+	}
+	return kwok, kcmKubeconfig, schedKubeconfig, nil
+}
+
+// writeReport writes scale.json of the phases, with each profile's ratio to its baseline.
+func writeReport(c config, phases []*phaseResult) (report, error) {
 	rep := report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), N: c.n, Attempts: c.attempts,
 		Parallelism: c.parallelism, Nodes: c.nodes, PodStartMs: c.startMillis, PodRunMs: c.runMillis, Phases: phases, Ratios: map[string]float64{}}
 	for _, name := range c.profiles {
@@ -287,24 +326,9 @@ func run(ctx context.Context, c config) error {
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
-		return err
+		return rep, err
 	}
-	out := filepath.Join(c.dir, "scale.json")
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		return err
-	}
-	printTable(os.Stdout, rep)
-	fmt.Fprintf(os.Stdout, "\nwritten: %s\n", out)
-	var broken []string
-	for _, ph := range phases {
-		if ph.Integrity != nil && !ph.Integrity.ok() {
-			broken = append(broken, fmt.Sprintf("%s (%s): %d lost, %d run twice: %s", ph.Kind, ph.Profile, ph.Integrity.Lost, ph.Integrity.RunTwice, strings.Join(ph.Integrity.Problems, "; ")))
-		}
-	}
-	if len(broken) > 0 {
-		return fmt.Errorf("trials lost or run twice:\n  %s", strings.Join(broken, "\n  "))
-	}
-	return nil
+	return rep, os.WriteFile(filepath.Join(c.dir, "scale.json"), b, 0o644)
 }
 
 func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client, harnessCfg *rest.Config, scheme *runtime.Scheme, ph *phaseResult, p profile) error {
