@@ -72,12 +72,13 @@ type config struct {
 	kwok, sweepBefore        string
 	managerBin, sweepBin     string
 	trialConcurrency         int
+	noBaseline               bool
 }
 
 func main() {
 	var c config
 	var profileList string
-	flag.IntVar(&c.n, "n", 1000, "trials to drain in each phase")
+	flag.IntVar(&c.n, "n", 1000, "trials to drain in each phase (0: the restart phase alone)")
 	flag.IntVar(&c.attempts, "attempts", 10, "attempts per task (the catalogue has n/attempts tasks)")
 	flag.IntVar(&c.parallelism, "parallelism", 500, "the SweepRun's parallelism, and the baseline's")
 	flag.IntVar(&c.nodes, "nodes", 10, "simulated nodes")
@@ -85,6 +86,7 @@ func main() {
 	flag.IntVar(&c.runMillis, "pod-run-ms", 500, "simulated time the stage's main container runs")
 	flag.StringVar(&profileList, "profiles", "default,raised", "client rate profiles to measure (default, raised)")
 	flag.IntVar(&c.restartN, "restart-n", -1, "trials of the restart phase, the manager killed half-way (0 skips it; -1: n)")
+	flag.BoolVar(&c.noBaseline, "no-baseline", false, "skip the baseline phases (no ratio is reported)")
 	flag.IntVar(&c.trialConcurrency, "trial-concurrency", 0, "the manager's --trial-concurrency (0: its default)")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Hour, "how long one phase may take")
 	flag.StringVar(&c.dir, "dir", "", "run directory (default .cache/scale/<time>)")
@@ -124,6 +126,7 @@ type phaseResult struct {
 	KilledAt        int                   `json:"killedAtSucceeded,omitempty"`
 	CLI             map[string]*cliResult `json:"cli,omitempty"`
 	user            string
+	followed        bool
 }
 
 type report struct {
@@ -262,12 +265,24 @@ func planPhases(c config) ([]*phaseResult, error) {
 		if _, ok := profiles[p]; !ok {
 			return nil, fmt.Errorf("-profiles: no profile %q: give default, raised or both", p)
 		}
-		phases = append(phases, &phaseResult{Kind: "baseline", Profile: p, Trials: c.n, user: "scale-baseline-" + p},
-			&phaseResult{Kind: "sweep", Profile: p, Trials: c.n, user: "sweep-manager-" + p})
+		if c.n == 0 {
+			continue
+		}
+		if !c.noBaseline {
+			phases = append(phases, &phaseResult{Kind: "baseline", Profile: p, Trials: c.n, user: "scale-baseline-" + p})
+		}
+		phases = append(phases, &phaseResult{Kind: "sweep", Profile: p, Trials: c.n, user: "sweep-manager-" + p})
 	}
 	if c.restartN > 0 {
 		last := c.profiles[len(c.profiles)-1]
 		phases = append(phases, &phaseResult{Kind: "restart", Profile: last, Trials: c.restartN, user: "sweep-manager-restart"})
+	}
+	// The CLI follows the run's last campaign.
+	for i := len(phases) - 1; i >= 0; i-- {
+		if phases[i].Kind != "baseline" {
+			phases[i].followed = true
+			break
+		}
 	}
 	return phases, nil
 }
@@ -373,7 +388,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		return err
 	}
 	var follow map[string]*runningCLI
-	if ph.Kind == "sweep" && p.Name == c.profiles[len(c.profiles)-1] {
+	if ph.followed {
 		follow, err = startWatches(c, cp, ns, name)
 		if err != nil {
 			return err
@@ -391,7 +406,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		killedAt := time.Now()
 		fmt.Fprintf(os.Stderr, "scale: killed the manager at %d trials succeeded\n", ph.KilledAt)
 		var err error
-		if mgr, _, readyURL, err = startManager(c, ns, kubeconfig, p, "manager-restart-2"); err != nil {
+		if mgr, metricsURL, readyURL, err = startManager(c, ns, kubeconfig, p, "manager-restart-2"); err != nil {
 			return fmt.Errorf("restarting the manager: %w", err)
 		}
 		ready, err := waitReady(readyURL, mgr, time.Minute)
@@ -419,7 +434,8 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 	if usage, err := readProc(mgr.pid()); err == nil {
 		ph.Manager = &usage
 	}
-	if ph.Kind == "sweep" {
+	if ph.Kind == "sweep" || ph.Kind == "restart" {
+		// After a restart, the second manager's alone.
 		ph.Reconcile, err = reconcileLatency(metricsURL)
 		if err != nil {
 			return err
