@@ -73,6 +73,8 @@ type config struct {
 	managerBin, sweepBin     string
 	trialConcurrency         int
 	noBaseline               bool
+	cliTrials                int
+	cliFollow                time.Duration
 }
 
 func main() {
@@ -86,6 +88,8 @@ func main() {
 	flag.IntVar(&c.runMillis, "pod-run-ms", 500, "simulated time the stage's main container runs")
 	flag.StringVar(&profileList, "profiles", "default,raised", "client rate profiles to measure (default, raised)")
 	flag.IntVar(&c.restartN, "restart-n", -1, "trials of the restart phase, the manager killed half-way (0 skips it; -1: n)")
+	flag.IntVar(&c.cliTrials, "cli-trials", 0, "measure only `sweep watch` and `sweep info` on a campaign of this many trials, written as the controller leaves them (no drain)")
+	flag.DurationVar(&c.cliFollow, "cli-follow", time.Minute, "with -cli-trials, how long `sweep watch` follows the running campaign")
 	flag.BoolVar(&c.noBaseline, "no-baseline", false, "skip the baseline phases (no ratio is reported)")
 	flag.IntVar(&c.trialConcurrency, "trial-concurrency", 0, "the manager's --trial-concurrency (0: its default)")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Hour, "how long one phase may take")
@@ -171,6 +175,9 @@ func run(ctx context.Context, c config) error {
 	}
 	c.managerBin, c.sweepBin = filepath.Join(bins, "manager"), filepath.Join(bins, "sweep")
 	fmt.Fprintf(os.Stderr, "scale: run directory %s\n", c.dir)
+	if c.cliTrials > 0 {
+		return runCLIBench(ctx, c, c.cliTrials, c.cliFollow)
+	}
 
 	phases, err := planPhases(c)
 	if err != nil {
