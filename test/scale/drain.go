@@ -267,18 +267,20 @@ func checkTrials(ctx context.Context, cl client.Client, ns string, tasks, attemp
 	return in, nil
 }
 
+// maxStageRuns bounds the run numbers checkJobs looks for: far above any retry policy's.
+const maxStageRuns = 50
+
 // checkJobs counts the Jobs the manager created (created: Job name → successful creates) per
 // trial and stage, and the Pods of each.
 func (in *integrity) checkJobs(created map[string]int) {
 	for _, trial := range in.trials {
 		for _, stage := range []pc.Stage{pc.StageAgent, pc.StageVerifier} {
 			var jobs []string
-			for run := int32(0); ; run++ {
-				name := podbuild.JobName(trial, stage, run)
-				if created[name] == 0 {
-					break
+			// Runs count from 1; a stage retried runs again under the next number.
+			for run := int32(0); run <= maxStageRuns; run++ {
+				if name := podbuild.JobName(trial, stage, run); created[name] > 0 {
+					jobs = append(jobs, name)
 				}
-				jobs = append(jobs, name)
 			}
 			in.JobsCreated += len(jobs)
 			switch {
