@@ -165,15 +165,9 @@ func run(ctx context.Context, c config) error {
 	if c.n%c.attempts != 0 || (c.restartN > 0 && c.restartN%c.attempts != 0) {
 		return fmt.Errorf("-n %d and -restart-n %d must be multiples of -attempts %d", c.n, c.restartN, c.attempts)
 	}
-	bins := filepath.Join(c.dir, "bin")
-	for _, cmd := range []string{"manager", "sweep"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(bins, cmd), "./cmd/"+cmd)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building cmd/%s: %w", cmd, err)
-		}
+	if err := buildBinaries(&c); err != nil {
+		return err
 	}
-	c.managerBin, c.sweepBin = filepath.Join(bins, "manager"), filepath.Join(bins, "sweep")
 	fmt.Fprintf(os.Stderr, "scale: run directory %s\n", c.dir)
 	if c.cliTrials > 0 {
 		return runCLIBench(ctx, c, c.cliTrials, c.cliFollow)
@@ -262,6 +256,20 @@ func run(ctx context.Context, c config) error {
 	if len(broken) > 0 {
 		return fmt.Errorf("trials lost or run twice:\n  %s", strings.Join(broken, "\n  "))
 	}
+	return nil
+}
+
+// buildBinaries builds cmd/manager and cmd/sweep of this tree into the run directory.
+func buildBinaries(c *config) error {
+	bins := filepath.Join(c.dir, "bin")
+	for _, cmd := range []string{"manager", "sweep"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(bins, cmd), "./cmd/"+cmd)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building cmd/%s: %w", cmd, err)
+		}
+	}
+	c.managerBin, c.sweepBin = filepath.Join(bins, "manager"), filepath.Join(bins, "sweep")
 	return nil
 }
 
