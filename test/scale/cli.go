@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +14,8 @@ import (
 // cliResult is one run of a `sweep` verb against the campaign.
 type cliResult struct {
 	Seconds float64 `json:"seconds"`
-	// AfterCompleteSeconds is, for `sweep watch`, how long after the campaign's start it
-	// exited, less the drain's own time: how late it noticed the end.
+	// AfterCompleteSeconds is, for `sweep watch`, how long it went on after the run saw the
+	// campaign complete: how late it noticed the end.
 	AfterCompleteSeconds float64        `json:"afterCompleteSeconds,omitempty"`
 	PeakRSSMiB           float64        `json:"peakRSSMiB"`
 	CPUSeconds           float64        `json:"cpuSeconds"`
@@ -95,7 +94,7 @@ func lastLines(path string, n int) string {
 
 // finishCLI waits for the watches to end (the campaign has completed), then runs
 // `sweep info NAME` of every measured CLI.
-func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*runningCLI, campaignStart time.Time) (map[string]*cliResult, error) {
+func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*runningCLI) (map[string]*cliResult, error) {
 	completed := time.Now()
 	out := map[string]*cliResult{}
 	for prefix, w := range watches {
@@ -113,7 +112,6 @@ func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*
 		out[prefix+" watch"] = &cliResult{Seconds: end.Sub(w.start).Seconds(), AfterCompleteSeconds: end.Sub(completed).Seconds(),
 			PeakRSSMiB: rss, CPUSeconds: cpu, Output: lastLines(w.out, 3), user: w.user}
 	}
-	_ = campaignStart
 	prefixes := make([]string, 0, len(c.clis()))
 	for p := range c.clis() {
 		prefixes = append(prefixes, p)
@@ -131,7 +129,7 @@ func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*
 			return nil, err
 		}
 		cmd := exec.Command(c.clis()[prefix], "info", name, "-n", ns, "--kubeconfig", kubeconfig)
-		cmd.Stdout, cmd.Stderr = logf, io.MultiWriter(logf)
+		cmd.Stdout, cmd.Stderr = logf, logf
 		start := time.Now()
 		err = cmd.Run()
 		_ = logf.Close()

@@ -60,7 +60,7 @@ func cliBench(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 	if err := cl.Status().Update(ctx, run); err != nil {
 		return nil, err
 	}
-	ph.CLI, err = finishCLI(c, cp, ns, name, watches, start)
+	ph.CLI, err = finishCLI(c, cp, ns, name, watches)
 	ph.Seconds = followFor.Seconds()
 	return ph, err
 }

@@ -462,7 +462,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		return err
 	}
 	if follow != nil {
-		ph.CLI, err = finishCLI(c, cp, ns, name, follow, start)
+		ph.CLI, err = finishCLI(c, cp, ns, name, follow)
 		if err != nil {
 			return err
 		}
