@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build deps manifests generate test test-corpus swebench-goldens lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down
+.PHONY: all build deps manifests generate test test-corpus swebench-goldens lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down scale
 
 all: build
 
@@ -75,6 +75,15 @@ test-corpus:
 swebench-goldens:
 	@test -n "$(SWEBENCH_GIT)" || { echo "swebench-goldens: say where SWE-bench is: make swebench-goldens SWEBENCH_GIT=path/or/url [SEED=1]" >&2; exit 1; }
 	hack/swebench-goldens/run.sh $(SWEBENCH_GIT) internal/swebench/logparse/testdata/official $(or $(SEED),1)
+
+## scale: N trials (default 1000) drained through the real manager on kwok's simulated nodes,
+## beside a baseline of plain Jobs, at default and raised client rates, and a manager killed
+## mid-drain (test/scale, docs/scale.md); prints the figures and writes scale.json. It fails
+## only on a trial lost or run twice: `make scale N=200` is CI's smoke test. SCALE_FLAGS
+## passes more flags (go run ./test/scale -h lists them).
+N ?= 1000
+scale:
+	bash hack/scale.sh $(N) $(SCALE_FLAGS)
 
 ## lint: golangci-lint, pinned in hack/lint.sh, with .golangci.yml.
 lint:

@@ -33,6 +33,10 @@ func GetSweepRun(ctx context.Context, cl client.Client, ns, name string) (*evalv
 	return run, nil
 }
 
+// listPage is how many TaskTrials one List request returns: a campaign of thousands of
+// trials is read in pages, so that no single response holds all of them.
+const listPage = 500
+
 // Trials lists a campaign's TaskTrials (label eval.sweep.dev/sweep-run), in task and
 // attempt order: each attempt's final result (campaign.FinalTrials), as the campaign scores
 // it; trials a `sweep retry` rerun superseded are left out. A campaign whose trials its TTL
@@ -41,18 +45,40 @@ func Trials(ctx context.Context, cl client.Client, run *evalv1.SweepRun) ([]eval
 	if err := CheckTrialsKept(run); err != nil {
 		return nil, err
 	}
-	list := &evalv1.TaskTrialList{}
-	if err := cl.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{evalv1.LabelSweepRun: run.Name}); err != nil {
-		return nil, fmt.Errorf("listing the tasktrials of sweeprun %q in namespace %q: %w", run.Name, run.Namespace, err)
+	items, _, err := listTrials(ctx, cl, run.Namespace, run.Name)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(list.Items, func(i, j int) bool {
-		a, b := list.Items[i].Spec, list.Items[j].Spec
+	return finalInOrder(items), nil
+}
+
+// listTrials reads every TaskTrial of a campaign, a page at a time, and returns them with the
+// resource version a watch of them starts from.
+func listTrials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.TaskTrial, string, error) {
+	var items []evalv1.TaskTrial
+	opts := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{evalv1.LabelSweepRun: name}, client.Limit(listPage)}
+	for cont := ""; ; {
+		list := &evalv1.TaskTrialList{}
+		if err := cl.List(ctx, list, append(opts, client.Continue(cont))...); err != nil {
+			return nil, "", fmt.Errorf("listing the tasktrials of sweeprun %q in namespace %q: %w", name, ns, err)
+		}
+		items = append(items, list.Items...)
+		if cont = list.Continue; cont == "" {
+			return items, list.ResourceVersion, nil
+		}
+	}
+}
+
+// finalInOrder is campaign.FinalTrials of items, in task and attempt order.
+func finalInOrder(items []evalv1.TaskTrial) []evalv1.TaskTrial {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i].Spec, items[j].Spec
 		if a.Task != b.Task {
 			return a.Task < b.Task
 		}
 		return a.Attempt < b.Attempt
 	})
-	return campaign.FinalTrials(list.Items), nil
+	return campaign.FinalTrials(items)
 }
 
 // CreateHint adds what to do to an error of creating a campaign.

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -14,34 +18,147 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/progress"
 )
 
-// PollInterval is how often a followed campaign is read again; tests shorten it.
+// PollInterval is how often a followed campaign's snapshot is taken again; tests shorten it.
 var PollInterval = 2 * time.Second
 
-// Follow reads a campaign until it finishes or ctx ends, passing each snapshot to show. It
-// returns the last campaign and trials read; on ctx's end the error is ctx's.
+// Follow follows a campaign until it finishes or ctx ends, passing a snapshot to show at once
+// and then every PollInterval. It lists the campaign's trials once and then keeps them, and
+// the SweepRun, up to date from watches, so that following a campaign of 10,000 trials costs
+// one list and the changes, not a list of every trial each PollInterval. It returns the last
+// campaign and trials seen; on ctx's end the error is ctx's.
 func Follow(ctx context.Context, cl client.Client, ns, name string, show func(progress.Snapshot)) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+	wc, ok := cl.(client.WithWatch)
+	if !ok {
+		return nil, nil, fmt.Errorf("following sweeprun %s needs a client that can watch (clioptions.Cluster.Client gives one)", name)
+	}
+	f := &follower{cl: wc, ns: ns, name: name, trials: map[string]evalv1.TaskTrial{}}
+	defer f.stop()
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
 	for {
-		run, err := GetSweepRun(ctx, cl, ns, name)
-		if err != nil {
+		if err := f.sync(ctx); err != nil {
 			return nil, nil, err
 		}
-		trials, err := Trials(ctx, cl, run)
-		if err != nil {
-			return nil, nil, err
-		}
+		run, trials := f.run, f.final()
 		snap := progress.Take(run, trials, time.Now())
+		if snap.Finished() {
+			// The end as one read sees it: the SweepRun, then every trial it counted, so that
+			// no trial's last change still in flight on the watch is missing from the report.
+			var err error
+			if run, err = GetSweepRun(ctx, f.cl, f.ns, f.name); err != nil {
+				return nil, nil, err
+			}
+			if trials, err = Trials(ctx, f.cl, run); err != nil {
+				return nil, nil, err
+			}
+			snap = progress.Take(run, trials, time.Now())
+		}
 		if show != nil {
 			show(snap)
 		}
 		if snap.Finished() {
 			return run, trials, nil
 		}
+		if err := f.apply(ctx, tick.C); err != nil {
+			return run, trials, err
+		}
+	}
+}
+
+// follower is a campaign kept up to date from a watch of its SweepRun and one of its trials.
+type follower struct {
+	cl       client.WithWatch
+	ns, name string
+	run      *evalv1.SweepRun
+	trials   map[string]evalv1.TaskTrial
+	// runWatch and trialWatch are nil when they must be started again, after a fresh read.
+	runWatch, trialWatch watch.Interface
+}
+
+// sync reads what a closed (or not yet started) watch lost, and starts it again from there.
+func (f *follower) sync(ctx context.Context) error {
+	if f.runWatch == nil {
+		run, err := GetSweepRun(ctx, f.cl, f.ns, f.name)
+		if err != nil {
+			return err
+		}
+		w, err := f.cl.Watch(ctx, &evalv1.SweepRunList{}, client.InNamespace(f.ns),
+			client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", f.name)},
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: run.ResourceVersion}})
+		if err != nil {
+			return fmt.Errorf("watching sweeprun %q in namespace %q: %w", f.name, f.ns, err)
+		}
+		f.run, f.runWatch = run, w
+	}
+	if f.trialWatch == nil {
+		items, rv, err := listTrials(ctx, f.cl, f.ns, f.name)
+		if err != nil {
+			return err
+		}
+		w, err := f.cl.Watch(ctx, &evalv1.TaskTrialList{}, client.InNamespace(f.ns), client.MatchingLabels{evalv1.LabelSweepRun: f.name},
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
+		if err != nil {
+			return fmt.Errorf("watching the tasktrials of sweeprun %q in namespace %q: %w", f.name, f.ns, err)
+		}
+		clear(f.trials)
+		for _, tr := range items {
+			f.trials[tr.Name] = tr
+		}
+		f.trialWatch = w
+	}
+	return nil
+}
+
+// apply takes the watches' changes in until the next tick, or until a watch ends (sync then
+// reads again what it may have missed).
+func (f *follower) apply(ctx context.Context, tick <-chan time.Time) error {
+	for {
 		select {
 		case <-ctx.Done():
-			return run, trials, ctx.Err()
-		case <-tick.C:
+			return ctx.Err()
+		case <-tick:
+			return nil
+		case ev, ok := <-f.runWatch.ResultChan():
+			run, isRun := ev.Object.(*evalv1.SweepRun)
+			switch {
+			case !ok || ev.Type == watch.Error || ev.Type == watch.Deleted:
+				// Read again: a deleted campaign then fails with GetSweepRun's error.
+				f.runWatch.Stop()
+				f.runWatch = nil
+				return nil
+			case isRun && (ev.Type == watch.Added || ev.Type == watch.Modified):
+				f.run = run
+			}
+		case ev, ok := <-f.trialWatch.ResultChan():
+			tr, isTrial := ev.Object.(*evalv1.TaskTrial)
+			switch {
+			case !ok || ev.Type == watch.Error:
+				f.trialWatch.Stop()
+				f.trialWatch = nil
+				return nil
+			case isTrial && ev.Type == watch.Deleted:
+				delete(f.trials, tr.Name)
+			case isTrial && (ev.Type == watch.Added || ev.Type == watch.Modified):
+				f.trials[tr.Name] = *tr
+			}
+		}
+	}
+}
+
+// final is the campaign's trials as Trials returns them.
+func (f *follower) final() []evalv1.TaskTrial {
+	items := make([]evalv1.TaskTrial, 0, len(f.trials))
+	for _, tr := range f.trials {
+		items = append(items, tr)
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+	return finalInOrder(items)
+}
+
+func (f *follower) stop() {
+	for _, w := range []watch.Interface{f.runWatch, f.trialWatch} {
+		if w != nil {
+			w.Stop()
 		}
 	}
 }

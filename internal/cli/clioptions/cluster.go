@@ -42,6 +42,8 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 }
 
 // Client is a controller-runtime client with the sweep API types and the namespace to use.
+// It can watch too (client.WithWatch), which `sweep watch` and every verb that follows a
+// campaign need (campaigns.Follow).
 func (c *Cluster) Client() (client.Client, string, error) {
 	cfg, err := c.RESTConfig()
 	if err != nil {
@@ -51,7 +53,7 @@ func (c *Cluster) Client() (client.Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	cl, err := client.New(cfg, client.Options{Scheme: evalv1.NewScheme()})
+	cl, err := client.NewWithWatch(cfg, client.Options{Scheme: evalv1.NewScheme()})
 	if err != nil {
 		return nil, "", fmt.Errorf("connecting to %s: %w: check the server with `sweep infra doctor`", cfg.Host, err)
 	}

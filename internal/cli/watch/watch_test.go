@@ -2,15 +2,21 @@ package watch_test
 
 import (
 	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/watch"
+	"github.com/swe-sweep/sweep-operator/internal/progress"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
@@ -74,4 +80,75 @@ func TestWatchFailedCampaign(t *testing.T) {
 	}
 	_, _, err := clitest.Execute(context.Background(), &watch.Options{Cluster: srv.Cluster(ns)}, "broken")
 	sweeptest.ErrorContains(t, err, "sweeprun broken failed: TasksNotFound: no task ConfigMap for nosuchtask", "kubectl describe sweeprun broken -n "+ns)
+}
+
+// listCounter counts the List requests a client makes.
+type listCounter struct {
+	client.WithWatch
+	lists atomic.Int32
+}
+
+func (c *listCounter) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.lists.Add(1)
+	return c.WithWatch.List(ctx, list, opts...)
+}
+
+// Following a campaign lists its trials once and takes every later change from watches: the
+// progress moves as trials end, and the end reads the trials once more for the report.
+func TestFollowWatchesInsteadOfListing(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	run := clitest.MakeRun(ns, "watched").Tasks("a", "b").Create(t, cl)
+	running := clitest.MakeTrial(run, "a", 1).Phase(evalv1.TrialAgentRunning).Create(t, cl)
+	base, _, err := srv.Cluster(ns).Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := &listCounter{WithWatch: base.(client.WithWatch)}
+	var lines []string
+	var mu sync.Mutex
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := campaigns.Follow(ctx, counted, ns, "watched", func(s progress.Snapshot) {
+			mu.Lock()
+			defer mu.Unlock()
+			// The estimate of the time left depends on the test's pace.
+			line, _, _ := strings.Cut(s.Line(), ", ETA")
+			if len(lines) == 0 || lines[len(lines)-1] != line {
+				lines = append(lines, line)
+			}
+		})
+		done <- err
+	}()
+	seen := func(n int) func() bool {
+		return func() bool { mu.Lock(); defer mu.Unlock(); return len(lines) >= n }
+	}
+	clitest.WaitFor(t, "the first progress line", seen(1))
+	time.Sleep(10 * clitest.PollInterval)
+	if n := counted.lists.Load(); n != 1 {
+		t.Errorf("%d lists after 10 poll intervals, want the one first list", n)
+	}
+	running.Status.Phase = evalv1.TrialSucceeded
+	running.Status.Rewards = clitest.SweepRewards(3, 3, true)
+	clitest.Must(t, cl.Status().Update(context.Background(), running))
+	clitest.WaitFor(t, "the trial's end in the progress", seen(2))
+	clitest.MakeTrial(run, "b", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(3, 0, true)).Create(t, cl)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"[....................] 0/2 done, 1 running, 0 failed, score 0.0000 (0.00/0 bugs)",
+		"[##########..........] 1/2 done, 0 running, 0 failed, score 1.0000 (3.00/3 bugs)",
+		"[####################] 2/2 done, 0 running, 0 failed, score 0.5000 (3.00/6 bugs)",
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("progress lines (-want +got):\n%s", diff)
+	}
+	if n := counted.lists.Load(); n != 2 {
+		t.Errorf("%d lists in all, want 2: the first and the final read", n)
+	}
 }

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// requestCounts are one identity's API requests, from the audit log.
+type requestCounts struct {
+	Total int `json:"total"`
+	// Writes are create, update, patch and delete, Events left out.
+	Writes int `json:"writes"`
+	// Events are the Events written (core and events.k8s.io), counted apart.
+	Events int `json:"events"`
+	// ByVerbResource is "verb resource[/subresource]" → requests.
+	ByVerbResource map[string]int `json:"byVerbResource"`
+	// jobsCreated are the Jobs this identity created, by name.
+	jobsCreated map[string]int
+}
+
+type auditEvent struct {
+	Stage string `json:"stage"`
+	Verb  string `json:"verb"`
+	User  struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		Name        string `json:"name"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+}
+
+func isWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// countRequests reads the audit log once and counts the requests of each of users. A watch
+// counts when it starts (its end comes only when it closes), anything else when it ends.
+func countRequests(path string, users []string) (map[string]*requestCounts, error) {
+	out := map[string]*requestCounts{}
+	for _, u := range users {
+		out[u] = &requestCounts{ByVerbResource: map[string]int{}, jobsCreated: map[string]int{}}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev auditEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return nil, fmt.Errorf("audit log %s: %w", path, err)
+		}
+		c, ok := out[ev.User.Username]
+		if !ok {
+			continue
+		}
+		if ev.Verb == "watch" && ev.Stage != "ResponseStarted" || ev.Verb != "watch" && ev.Stage != "ResponseComplete" {
+			continue
+		}
+		res := "(non-resource)"
+		if ev.ObjectRef != nil {
+			res = ev.ObjectRef.Resource
+			if ev.ObjectRef.Subresource != "" {
+				res += "/" + ev.ObjectRef.Subresource
+			}
+		}
+		c.Total++
+		if ev.Verb == "create" && res == "jobs" && ev.ResponseStatus != nil && ev.ResponseStatus.Code == 201 {
+			c.jobsCreated[ev.ObjectRef.Name]++
+		}
+		c.ByVerbResource[ev.Verb+" "+res]++
+		switch {
+		case res == "events":
+			c.Events++
+		case isWrite(ev.Verb):
+			c.Writes++
+		}
+	}
+	return out, sc.Err()
+}
+
+// procUsage is a process's peak resident memory and CPU time, from /proc.
+type procUsage struct {
+	PeakRSSMiB float64 `json:"peakRSSMiB"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+}
+
+// readProc reads VmHWM (the peak RSS) and utime+stime of pid; call it before the process ends.
+func readProc(pid int) (procUsage, error) {
+	var u procUsage
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			if err != nil {
+				return u, err
+			}
+			u.PeakRSSMiB = kb / 1024
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return u, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	const clockTicks = 100 // USER_HZ on Linux
+	utime, _ := strconv.ParseFloat(fields[11], 64)
+	stime, _ := strconv.ParseFloat(fields[12], 64)
+	u.CPUSeconds = (utime + stime) / clockTicks
+	return u, nil
+}
+
+// latency are a distribution's percentiles, in seconds.
+type latency struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+}
+
+func percentiles(xs []float64) latency {
+	if len(xs) == 0 {
+		return latency{}
+	}
+	sort.Float64s(xs)
+	at := func(q float64) float64 { return xs[min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1)] }
+	return latency{Count: len(xs), P50: at(0.50), P99: at(0.99)}
+}
+
+// reconcileLatency reads controller-runtime's controller_runtime_reconcile_time_seconds of
+// each controller from the manager's metrics endpoint and estimates p50 and p99 from its
+// buckets, as Prometheus's histogram_quantile does (linear within a bucket).
+func reconcileLatency(metricsURL string) (map[string]latency, error) {
+	hc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := hc.Get(metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	fam, ok := families["controller_runtime_reconcile_time_seconds"]
+	if !ok {
+		return nil, fmt.Errorf("%s has no controller_runtime_reconcile_time_seconds", metricsURL)
+	}
+	out := map[string]latency{}
+	for _, m := range fam.GetMetric() {
+		controller := ""
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "controller" {
+				controller = l.GetValue()
+			}
+		}
+		h := m.GetHistogram()
+		out[controller] = latency{Count: int(h.GetSampleCount()), P50: bucketQuantile(0.5, h), P99: bucketQuantile(0.99, h)}
+	}
+	return out, nil
+}
+
+func bucketQuantile(q float64, h *dto.Histogram) float64 {
+	total := float64(h.GetSampleCount())
+	if total == 0 {
+		return 0
+	}
+	rank := q * total
+	lower, below := 0.0, 0.0
+	for _, b := range h.GetBucket() {
+		upper, count := b.GetUpperBound(), float64(b.GetCumulativeCount())
+		if count >= rank {
+			if math.IsInf(upper, 1) {
+				return lower
+			}
+			return lower + (upper-lower)*(rank-below)/math.Max(count-below, 1)
+		}
+		lower, below = upper, count
+	}
+	return lower
+}

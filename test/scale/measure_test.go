@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/proto"
+)
+
+func TestCountRequests(t *testing.T) {
+	lines := []string{
+		// A watch counts at its start, not again at its end.
+		`{"stage":"ResponseStarted","verb":"watch","user":{"username":"mgr"},"objectRef":{"resource":"pods"}}`,
+		`{"stage":"ResponseComplete","verb":"watch","user":{"username":"mgr"},"objectRef":{"resource":"pods"}}`,
+		`{"stage":"ResponseComplete","verb":"create","user":{"username":"mgr"},"objectRef":{"resource":"jobs","name":"t-agent-0"},"responseStatus":{"code":201}}`,
+		// A create refused as a conflict is a request, not a Job.
+		`{"stage":"ResponseComplete","verb":"create","user":{"username":"mgr"},"objectRef":{"resource":"jobs","name":"t-agent-0"},"responseStatus":{"code":409}}`,
+		`{"stage":"ResponseComplete","verb":"update","user":{"username":"mgr"},"objectRef":{"resource":"tasktrials","subresource":"status"}}`,
+		`{"stage":"ResponseComplete","verb":"create","user":{"username":"mgr"},"objectRef":{"resource":"events"}}`,
+		`{"stage":"ResponseComplete","verb":"get","user":{"username":"mgr"}}`,
+		`{"stage":"ResponseComplete","verb":"create","user":{"username":"someone-else"},"objectRef":{"resource":"jobs"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := countRequests(path, []string{"mgr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*requestCounts{"mgr": {Total: 6, Writes: 3, Events: 1,
+		ByVerbResource: map[string]int{"watch pods": 1, "create jobs": 2, "update tasktrials/status": 1, "create events": 1, "get (non-resource)": 1},
+		jobsCreated:    map[string]int{"t-agent-0": 1}}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(requestCounts{})); diff != "" {
+		t.Errorf("countRequests (-want +got):\n%s", diff)
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		want latency
+	}{
+		{"none", nil, latency{}},
+		{"one", []float64{0.3}, latency{Count: 1, P50: 0.3, P99: 0.3}},
+		{"hundred", func() []float64 {
+			var xs []float64
+			for i := 100; i >= 1; i-- {
+				xs = append(xs, float64(i))
+			}
+			return xs
+		}(), latency{Count: 100, P50: 50, P99: 99}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, percentiles(tt.xs)); diff != "" {
+				t.Errorf("percentiles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBucketQuantile(t *testing.T) {
+	bucket := func(upper float64, count uint64) *dto.Bucket {
+		return &dto.Bucket{UpperBound: proto.Float64(upper), CumulativeCount: proto.Uint64(count)}
+	}
+	// 100 samples: 50 up to 0.01 s, 40 more up to 0.1 s, 10 more up to 1 s.
+	h := &dto.Histogram{SampleCount: proto.Uint64(100), Bucket: []*dto.Bucket{bucket(0.01, 50), bucket(0.1, 90), bucket(1, 100)}}
+	tests := []struct {
+		q, want float64
+	}{
+		{0.5, 0.01},
+		{0.7, 0.01 + 0.09*20/40},
+		{0.99, 0.1 + 0.9*9/10},
+	}
+	for _, tt := range tests {
+		if got := bucketQuantile(tt.q, h); !cmp.Equal(tt.want, got, cmpopts.EquateApprox(0, 1e-9)) {
+			t.Errorf("bucketQuantile(%v) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if got := bucketQuantile(0.5, &dto.Histogram{}); got != 0 {
+		t.Errorf("bucketQuantile of no samples = %v, want 0", got)
+	}
+}
