@@ -44,7 +44,6 @@ func specInstance(repo string) map[string]any {
 	return inst
 }
 
-
 // Every repository of v4.1.0's MAP_REPO_TO_PARSER imports under 4.1, and every repository of
 // those and of v5.0.1's maps under 5; grading.json carries the spec of the instance's version.
 func TestImportEveryKnownRepository(t *testing.T) {
