@@ -187,11 +187,13 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 		wantReport  bool
 	}{
 		{name: "resolved", fix: true, wantReport: true,
-			grading:     `{"grading_version": "5", "timeout_sec": 60, "setup": [], "directives": [], "test_command": "` + pytest + ` -rA -p no:cacheprovider"}`,
-			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "swebench_official_resolved": 1, "agent_patch_applied": 1}},
+			grading: `{"grading_version": "5", "timeout_sec": 60, "setup": [], "directives": [], "test_command": "` + pytest + ` -rA -p no:cacheprovider"}`,
+			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "visible_ok": 1, "grader_failed": 0, "swebench_error": 0, "swebench_official_resolved": 1, "agent_patch_applied": 1,
+				"swebench_hardened_resolved": 1, "swebench_hardened_error": 0, "swebench_official_error": 0, "swebench_scores_official": 0, "swebench_verdicts_differ": 0}},
 		{name: "no patch is an error instance, not a grader failure",
-			grading:     `{"grading_version": "4.1", "setup": []}`,
-			wantRewards: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "swebench_official_resolved": 0, "agent_patch_applied": 0}},
+			grading: `{"grading_version": "4.1", "setup": []}`,
+			wantRewards: map[string]float64{"reward": 0, "n_subtasks": 1, "n_resolved": 0, "visible_ok": 1, "grader_failed": 0, "swebench_error": 1, "swebench_official_resolved": 0, "agent_patch_applied": 0,
+				"swebench_hardened_resolved": 0, "swebench_hardened_error": 1, "swebench_official_error": 1, "swebench_scores_official": 0, "swebench_verdicts_differ": 0}},
 		{name: "bad grading.json is a grader failure", grading: `{"grading_version": "6"}`,
 			wantReason: reasons.GraderFailed, wantRewards: map[string]float64{"reward": 0, "grader_failed": 1}},
 	} {

@@ -58,7 +58,8 @@ var _ = Describe("attribution: an outcome the agent caused is scored, never left
 		artifacts := &corev1.Secret{}
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ArtifactSecretName(calc)}, artifacts)).To(Succeed())
 		Expect(artifacts.Data).NotTo(HaveKey(podcontract.PatchKey), "the verifier grades no patch")
-		Expect(k.trial(calc).Status.Reason).To(Equal(reasons.PatchTooLarge))
+		// The verifier's Job is created before the status that records why is written.
+		Eventually(func() string { return k.trial(calc).Status.Reason }, timeout, poll).Should(Equal(reasons.PatchTooLarge))
 		k.runStage(calc, verifierStage, 1, verifierSummary(unpatchedRewards(4)))
 
 		By("a symlinked patch the collector refused: the verifier runs without it")

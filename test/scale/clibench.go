@@ -79,7 +79,7 @@ func createFinishedTrials(ctx context.Context, cl client.Client, run *evalv1.Swe
 			ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: campaign.TrialName(run.Name, task, attempt),
 				Labels: map[string]string{evalv1.LabelSweepRun: run.Name, evalv1.LabelTask: task}},
 			Spec: evalv1.TaskTrialSpec{SweepRun: run.Name, Task: task, Attempt: attempt, BugsTotal: simulatedBugs,
-				Definition: fmt.Sprintf(scaleTaskTOML, task, simulatedBugs),
+				Definition: scaleTaskTOML(task, simulatedBugs),
 				Images:     evalv1.TrialImages{Agent: "scale/" + task + ":env", Verifier: "scale/" + task + ":verifier"},
 				Agent:      run.Spec.Agent},
 		}

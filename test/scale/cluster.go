@@ -5,12 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 )
 
 // controlPlane is etcd and kube-apiserver (envtest starts them on free loopback ports, never
@@ -29,20 +29,16 @@ type controlPlane struct {
 func startControlPlane(root, dir string, auditedUsers []string) (*controlPlane, error) {
 	cp := &controlPlane{dir: dir, AuditLog: filepath.Join(dir, "audit.log")}
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	quoted := make([]string, len(auditedUsers))
-	for i, u := range auditedUsers {
-		quoted[i] = fmt.Sprintf("%q", u)
-	}
 	// Watches are counted when they start (ResponseStarted), the rest when they end.
-	policyYAML := fmt.Sprintf(`apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: Metadata
-  users: [%s]
-- level: None
-`, strings.Join(quoted, ", "))
-	if err := os.WriteFile(policy, []byte(policyYAML), 0o644); err != nil {
+	policyYAML, err := yaml.Marshal(map[string]any{
+		"apiVersion": "audit.k8s.io/v1", "kind": "Policy",
+		"omitStages": []string{"RequestReceived"},
+		"rules":      []map[string]any{{"level": "Metadata", "users": auditedUsers}, {"level": "None"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(policy, policyYAML, 0o644); err != nil {
 		return nil, err
 	}
 	cp.env = &envtest.Environment{

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -25,27 +27,24 @@ import (
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
-// The generated catalogue's task: one artifact (the patch), SWE-sweep's grader, 3 bugs.
-const scaleTaskTOML = `
-name = "%s"
-artifacts = ["/logs/artifacts/model.patch"]
-[metadata]
-n_subtasks = %d
-[environment]
-workdir = "/repo"
-cpus = 1
-memory_mb = 512
-[agent]
-timeout_sec = 600
-network_mode = "no-network"
-[verifier]
-timeout_sec = 600
-environment_mode = "separate"
-network_mode = "no-network"
-[[verifier.collect]]
-command = "cd /repo && git add -A && git diff --cached --binary baseline > /logs/artifacts/model.patch"
-timeout_sec = 30
-`
+// scaleTaskTOML is the generated catalogue's task.toml: one artifact (the patch), SWE-sweep's
+// grader, bugs bugs.
+func scaleTaskTOML(name string, bugs int) string {
+	var b strings.Builder
+	err := toml.NewEncoder(&b).Encode(map[string]any{
+		"name":        name,
+		"artifacts":   []string{"/logs/artifacts/model.patch"},
+		"metadata":    map[string]any{"n_subtasks": bugs},
+		"environment": map[string]any{"workdir": "/repo", "cpus": 1, "memory_mb": 512},
+		"agent":       map[string]any{"timeout_sec": 600, "network_mode": "no-network"},
+		"verifier": map[string]any{"timeout_sec": 600, "environment_mode": "separate", "network_mode": "no-network",
+			"collect": []map[string]any{{"command": "cd /repo && git add -A && git diff --cached --binary baseline > /logs/artifacts/model.patch", "timeout_sec": 30}}},
+	})
+	if err != nil {
+		panic(err) // a map of strings and numbers always encodes
+	}
+	return b.String()
+}
 
 const (
 	scaleSuiteLabel    = "scale.sweep.dev/suite"
@@ -71,7 +70,7 @@ func createCatalogue(ctx context.Context, cl client.Client, ns string, tasks int
 					evalv1.AnnotationBugs: strconv.Itoa(simulatedBugs), evalv1.AnnotationGrader: pc.GraderSWESweep,
 					evalv1.AnnotationSolution: scaleSolution,
 				}},
-			Data: map[string]string{evalv1.TaskTOMLKey: fmt.Sprintf(scaleTaskTOML, name, simulatedBugs), evalv1.InstructionKey: "Fix the bugs."},
+			Data: map[string]string{evalv1.TaskTOMLKey: scaleTaskTOML(name, simulatedBugs), evalv1.InstructionKey: "Fix the bugs."},
 		}
 		if err := cl.Create(ctx, cm); err != nil {
 			return fmt.Errorf("creating task %s: %w", name, err)
