@@ -42,6 +42,22 @@ func taskNames() []string {
 	return out
 }
 
+// copyTextkit adds the task name to the catalogue in ns: textkit's task with agentImage as its
+// agent image, and returns textkit's own agent image.
+func copyTextkit(ns, name, agentImage string) (textkitImage string) {
+	cms := &corev1.ConfigMapList{}
+	ExpectWithOffset(1, k8s.List(context.Background(), cms, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: "sweep-samples__textkit"})).To(Succeed())
+	ExpectWithOffset(1, cms.Items).To(HaveLen(1))
+	task := cms.Items[0].DeepCopy()
+	textkitImage = task.Annotations[evalv1.AnnotationAgentImage]
+	ExpectWithOffset(1, textkitImage).NotTo(BeEmpty())
+	task.ObjectMeta = metav1.ObjectMeta{Name: name, Namespace: ns,
+		Labels: map[string]string{evalv1.LabelTask: name}, Annotations: task.Annotations}
+	task.Annotations[evalv1.AnnotationAgentImage] = agentImage
+	ExpectWithOffset(1, k8s.Create(context.Background(), task)).To(Succeed())
+	return textkitImage
+}
+
 func newRun(ns, name string, agent evalv1.AgentSpec) *evalv1.SweepRun {
 	return &evalv1.SweepRun{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -239,15 +255,7 @@ true`
 
 	It("ends a trial whose image is missing as an infrastructure failure, not a score", func() {
 		ns := catalogueNamespace("noimage")
-		cm := &corev1.ConfigMapList{}
-		Expect(k8s.List(context.Background(), cm, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: "sweep-samples__textkit"})).To(Succeed())
-		Expect(cm.Items).To(HaveLen(1))
-		missing := cm.Items[0].DeepCopy()
-		missing.ObjectMeta = metav1.ObjectMeta{Name: "missing-image", Namespace: ns,
-			Labels:      map[string]string{evalv1.LabelTask: "missing-image"},
-			Annotations: cm.Items[0].Annotations}
-		missing.Annotations[evalv1.AnnotationAgentImage] = "localhost/sweep/no-such-image:v0"
-		Expect(k8s.Create(context.Background(), missing)).To(Succeed())
+		copyTextkit(ns, "missing-image", "localhost/sweep/no-such-image:v0")
 		sr := newRun(ns, "noimage", evalv1.AgentSpec{Nop: &evalv1.NopAgent{}})
 		sr.Spec.Tasks.Names = []string{"missing-image"}
 		sr.Spec.RetryPolicy = evalv1.RetryPolicy{InfrastructureRetries: 1, BackoffSeconds: 1}
@@ -268,15 +276,7 @@ true`
 var _ = Describe("a campaign's guard", func() {
 	It("suspends a campaign whose image is missing after its guard's number of failures instead of running every trial", func() {
 		ns := catalogueNamespace("guard")
-		cm := &corev1.ConfigMapList{}
-		Expect(k8s.List(context.Background(), cm, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: "sweep-samples__textkit"})).To(Succeed())
-		Expect(cm.Items).To(HaveLen(1))
-		missing := cm.Items[0].DeepCopy()
-		missing.ObjectMeta = metav1.ObjectMeta{Name: "missing-image", Namespace: ns,
-			Labels:      map[string]string{evalv1.LabelTask: "missing-image"},
-			Annotations: cm.Items[0].Annotations}
-		missing.Annotations[evalv1.AnnotationAgentImage] = "localhost/sweep/no-such-image:v0"
-		Expect(k8s.Create(context.Background(), missing)).To(Succeed())
+		copyTextkit(ns, "missing-image", "localhost/sweep/no-such-image:v0")
 		sr := newRun(ns, "guarded", evalv1.AgentSpec{Nop: &evalv1.NopAgent{}})
 		sr.Spec.Tasks.Names = []string{"missing-image"}
 		sr.Spec.Attempts, sr.Spec.Parallelism = 6, 1

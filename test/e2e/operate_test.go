@@ -46,27 +46,17 @@ func nodeImages(args ...string) (string, error) {
 	return string(out), err
 }
 
-// addLateTask adds lateTask to the catalogue in ns: textkit's task under another name and
-// agent image, and textkit's fixture patch under its name in the patches Secret.
+// addLateTask adds lateTask to the catalogue in ns, and textkit's fixture patch under its name
+// in the patches Secret.
 func addLateTask(ns, fixture string) (textkitImage string) {
-	ctx := context.Background()
-	cms := &corev1.ConfigMapList{}
-	Expect(k8s.List(ctx, cms, client.InNamespace(ns), client.MatchingLabels{evalv1.LabelTask: "sweep-samples__textkit"})).To(Succeed())
-	Expect(cms.Items).To(HaveLen(1))
-	late := cms.Items[0].DeepCopy()
-	textkitImage = late.Annotations[evalv1.AnnotationAgentImage]
-	Expect(textkitImage).NotTo(BeEmpty())
-	late.ObjectMeta = metav1.ObjectMeta{Name: lateTask, Namespace: ns,
-		Labels: map[string]string{evalv1.LabelTask: lateTask}, Annotations: late.Annotations}
-	late.Annotations[evalv1.AnnotationAgentImage] = lateImage
-	Expect(k8s.Create(ctx, late)).To(Succeed())
+	textkitImage = copyTextkit(ns, lateTask, lateImage)
 	patchSecret(ns, fixture)
 	b, err := os.ReadFile(filepath.Join(root, "tasks", "textkit", "fixtures", fixture))
 	Expect(err).NotTo(HaveOccurred())
 	secret := &corev1.Secret{}
-	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "patches"}, secret)).To(Succeed())
+	Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "patches"}, secret)).To(Succeed())
 	secret.Data[lateTask] = b
-	Expect(k8s.Update(ctx, secret)).To(Succeed())
+	Expect(k8s.Update(context.Background(), secret)).To(Succeed())
 	return textkitImage
 }
 
