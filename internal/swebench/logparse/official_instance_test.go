@@ -1,10 +1,7 @@
 package logparse
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,58 +26,32 @@ type instanceGolden struct {
 // TestOfficialInstanceGoldens is TestOfficialGoldens for those parsers (SWEBENCH_INSTANCE_GOLDENS
 // names another folder of them, e.g. a batch made with another seed).
 func TestOfficialInstanceGoldens(t *testing.T) {
-	dir := filepath.Join("testdata", "official-instance")
-	if other := os.Getenv("SWEBENCH_INSTANCE_GOLDENS"); other != "" {
-		dir = other
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("%s holds no golden: regenerate them with hack/swebench-goldens/instance_goldens.py", dir)
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".json")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var g instanceGolden
-			if err := json.Unmarshal(raw, &g); err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			p, err := Get(name)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			if len(g.Cases) == 0 {
-				t.Fatalf("%s has no case", file)
-			}
-			for _, c := range g.Cases {
-				in := p.For(Instance{ID: c.InstanceID, Version: c.Version})
-				for _, tag := range []struct {
-					tag     string
-					dialect Dialect
-					want    *Statuses
-				}{{"v4.1.0", Official41, c.V41}, {"v5.0.1", Official5, c.V5}} {
-					exists := g.Upstream[tag.tag] != ""
-					if p.Exists(tag.dialect) != exists || (tag.want != nil) != exists {
-						t.Errorf("%s %s: Exists = %v, map present = %v, upstream %q", name, tag.tag, p.Exists(tag.dialect), tag.want != nil, g.Upstream[tag.tag])
-						continue
+	forEachGolden(t, filepath.Join("testdata", "official-instance"), "SWEBENCH_INSTANCE_GOLDENS", "hack/swebench-goldens/instance_goldens.py", func(t *testing.T, file, name string, p Parser, g instanceGolden) {
+		if len(g.Cases) == 0 {
+			t.Fatalf("%s has no case", file)
+		}
+		for _, c := range g.Cases {
+			in := p.For(Instance{ID: c.InstanceID, Version: c.Version})
+			for _, tag := range []struct {
+				tag     string
+				dialect Dialect
+				want    *Statuses
+			}{{"v4.1.0", Official41, c.V41}, {"v5.0.1", Official5, c.V5}} {
+				exists := g.Upstream[tag.tag] != ""
+				if p.Exists(tag.dialect) != exists || (tag.want != nil) != exists {
+					t.Errorf("%s %s: Exists = %v, map present = %v, upstream %q", name, tag.tag, p.Exists(tag.dialect), tag.want != nil, g.Upstream[tag.tag])
+					continue
+				}
+				if tag.want == nil {
+					if got := in.ParseAs(c.Log, tag.dialect); got != nil {
+						t.Errorf("%s %s, case %q: the tag has no such parser, but ParseAs gave %v", name, tag.tag, c.Name, got)
 					}
-					if tag.want == nil {
-						if got := in.ParseAs(c.Log, tag.dialect); got != nil {
-							t.Errorf("%s %s, case %q: the tag has no such parser, but ParseAs gave %v", name, tag.tag, c.Name, got)
-						}
-						continue
-					}
-					if diff := cmp.Diff(*tag.want, in.ParseAs(c.Log, tag.dialect)); diff != "" {
-						t.Errorf("%s %s, case %q (%s %s) (-official +ours):\n%s\nlog: %q", name, tag.tag, c.Name, c.InstanceID, c.Version, diff, c.Log)
-					}
+					continue
+				}
+				if diff := cmp.Diff(*tag.want, in.ParseAs(c.Log, tag.dialect)); diff != "" {
+					t.Errorf("%s %s, case %q (%s %s) (-official +ours):\n%s\nlog: %q", name, tag.tag, c.Name, c.InstanceID, c.Version, diff, c.Log)
 				}
 			}
-		})
-	}
+		}
+	})
 }

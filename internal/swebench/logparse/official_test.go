@@ -40,16 +40,54 @@ var officialTags = []struct {
 // official parsers' maps on the goldens' corpus (SWEBENCH_GOLDENS names another folder of them). A parser absent from a tag must have no map in
 // that tag and Exists must say so.
 func TestOfficialGoldens(t *testing.T) {
-	dir := filepath.Join("testdata", "official")
-	if other := os.Getenv("SWEBENCH_GOLDENS"); other != "" {
-		dir = other // a fresh batch from another seed, to check agreement beyond the corpus
+	forEachGolden(t, filepath.Join("testdata", "official"), "SWEBENCH_GOLDENS", "hack/swebench-goldens/run.sh", func(t *testing.T, file, name string, p Parser, g officialGolden) {
+		if len(g.Cases) == 0 {
+			t.Fatalf("%s has no case", file)
+		}
+		for _, tag := range officialTags {
+			if _, ok := g.Upstream[tag.tag]; !ok {
+				t.Fatalf("%s: upstream has no entry for %s", file, tag.tag)
+			}
+			exists := g.Upstream[tag.tag] != ""
+			if got := p.Exists(tag.dialect); got != exists {
+				t.Errorf("%s: Exists(%s) = %v, but the golden's upstream for %s is %q", name, tag.dialect, got, tag.tag, g.Upstream[tag.tag])
+			}
+			agree, differ := 0, 0
+			for _, c := range g.Cases {
+				want := tag.want(c)
+				if (want != nil) != exists {
+					t.Errorf("%s: case %q: %s map present = %v, upstream %q", name, c.Name, tag.tag, want != nil, g.Upstream[tag.tag])
+					continue
+				}
+				if want == nil {
+					continue
+				}
+				if diff := cmp.Diff(*want, p.ParseAs(c.Log, tag.dialect)); diff != "" {
+					differ++
+					t.Errorf("%s %s (%s), case %q (-official +ours):\n%s\nlog: %q", name, tag.tag, tag.dialect, c.Name, diff, c.Log)
+					continue
+				}
+				agree++
+			}
+			t.Logf("%s %s: %d cases, %d agree, %d differ (seed %d)", name, tag.tag, len(g.Cases), agree, differ, g.Seed)
+		}
+	})
+}
+
+// forEachGolden decodes every golden file of dir (or of the folder the environment variable
+// env names: a fresh batch made with another seed) into a G and runs check on it as a subtest
+// named after its parser; it fails when there is none (regenerate says how to make them) or a
+// file names a parser that is not registered.
+func forEachGolden[G any](t *testing.T, dir, env, regenerate string, check func(t *testing.T, file, name string, p Parser, g G)) {
+	if other := os.Getenv(env); other != "" {
+		dir = other
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatalf("%s holds no golden: regenerate them with hack/swebench-goldens/run.sh", dir)
+		t.Fatalf("%s holds no golden: regenerate them with %s", dir, regenerate)
 	}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
@@ -58,7 +96,7 @@ func TestOfficialGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var g officialGolden
+			var g G
 			if err := json.Unmarshal(raw, &g); err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
@@ -66,36 +104,7 @@ func TestOfficialGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: the golden's parser is not registered: %v", file, err)
 			}
-			if len(g.Cases) == 0 {
-				t.Fatalf("%s has no case", file)
-			}
-			for _, tag := range officialTags {
-				if _, ok := g.Upstream[tag.tag]; !ok {
-					t.Fatalf("%s: upstream has no entry for %s", file, tag.tag)
-				}
-				exists := g.Upstream[tag.tag] != ""
-				if got := p.Exists(tag.dialect); got != exists {
-					t.Errorf("%s: Exists(%s) = %v, but the golden's upstream for %s is %q", name, tag.dialect, got, tag.tag, g.Upstream[tag.tag])
-				}
-				agree, differ := 0, 0
-				for _, c := range g.Cases {
-					want := tag.want(c)
-					if (want != nil) != exists {
-						t.Errorf("%s: case %q: %s map present = %v, upstream %q", name, c.Name, tag.tag, want != nil, g.Upstream[tag.tag])
-						continue
-					}
-					if want == nil {
-						continue
-					}
-					if diff := cmp.Diff(*want, p.ParseAs(c.Log, tag.dialect)); diff != "" {
-						differ++
-						t.Errorf("%s %s (%s), case %q (-official +ours):\n%s\nlog: %q", name, tag.tag, tag.dialect, c.Name, diff, c.Log)
-						continue
-					}
-					agree++
-				}
-				t.Logf("%s %s: %d cases, %d agree, %d differ (seed %d)", name, tag.tag, len(g.Cases), agree, differ, g.Seed)
-			}
+			check(t, file, name, p, g)
 		})
 	}
 }
