@@ -305,6 +305,9 @@ func TestGrade(t *testing.T) {
 			if got.Resolution != tc.wantResolution || got.Resolved != (tc.wantResolution == ResolvedFull) {
 				t.Errorf("resolution = %s (resolved %v), want %s", got.Resolution, got.Resolved, tc.wantResolution)
 			}
+			if got.TestsStatus == nil {
+				t.Fatalf("a graded instance has no tests_status (log problem %q)", got.LogProblem)
+			}
 			if diff := cmp.Diff(tc.wantF2P, got.TestsStatus.FailToPass); diff != "" {
 				t.Errorf("FAIL_TO_PASS (-want +got):\n%s", diff)
 			}
