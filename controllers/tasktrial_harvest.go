@@ -8,6 +8,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/swebench"
 )
 
 // observe reads the stage's Job and newest Pod into the failure package's terms.
@@ -122,6 +124,7 @@ func (s *trialScope) harvestAgent(ctx context.Context, sum *podcontract.Summary,
 // the trial unscored.
 func (s *trialScope) keepResults(ctx context.Context, result reward.Result, outputs map[string][]byte) (*failure.Verdict, error) {
 	s.recordGradingVersion(outputs)
+	s.recordVerdicts(outputs)
 	bounds, outOfBounds := failure.OutOfBounds(result, int(s.trial.Spec.BugsTotal))
 	if !outOfBounds {
 		scoreStatus(&s.trial.Status, result)
@@ -189,4 +192,19 @@ func scoreStatus(st *evalv1.TaskTrialStatus, result reward.Result) {
 	st.Score = scoring.Format(o.Reward)
 	st.BugsTotal, st.BugsResolved = int32(o.Bugs), int32(o.Resolved)
 	st.Regressed = o.Regressed
+}
+
+// recordVerdicts sets a SWE-bench trial's OfficialVerdictAgrees condition from its eval.json, so that
+// a trial whose hardened and official verdicts differ says so, and why, in its status.
+func (s *trialScope) recordVerdicts(outputs map[string][]byte) {
+	difference, ok := swebench.VerdictsOf(outputs[podcontract.RecordEval])
+	if !ok {
+		return
+	}
+	c := metav1.Condition{Type: evalv1.TrialOfficialVerdictAgrees, Status: metav1.ConditionTrue, Reason: reasons.VerdictsAgree,
+		Message: "the hardened and the official verdict agree", ObservedGeneration: s.trial.Generation}
+	if difference != "" {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, reasons.VerdictsDiffer, difference
+	}
+	meta.SetStatusCondition(&s.trial.Status.Conditions, c)
 }

@@ -112,6 +112,10 @@ const (
 	// TrialRecorded: the trial's record is in the artifact store (true), or waits for it
 	// (false, reason StoreUnavailable). Only trials with a store carry it.
 	TrialRecorded = "Recorded"
+	// TrialOfficialVerdictAgrees: a SWE-bench trial's official verdict (the official harness's
+	// rules) agrees with its hardened one (true, reason VerdictsAgree) or not (false, reason
+	// VerdictsDiffer, the message saying how and why). Only SWE-bench grader trials carry it.
+	TrialOfficialVerdictAgrees = "OfficialVerdictAgrees"
 )
 
 // StageStatus records one stage's current Job.

@@ -250,6 +250,17 @@ type GraderEval struct {
 	Timings     map[string]float64 `json:"timings"`
 }
 
+// VerdictsOf reads the two verdicts' agreement from a SWE-bench grader's eval.json: ok is
+// false when evalJSON is not one (another grader's, or unreadable), and difference is empty
+// when the verdicts agree.
+func VerdictsOf(evalJSON []byte) (difference string, ok bool) {
+	var ev GraderEval
+	if json.Unmarshal(evalJSON, &ev) != nil || ev.Schema != GraderEvalSchema {
+		return "", false
+	}
+	return ev.VerdictDifference, true
+}
+
 // OfficialVerdict is the official harness's verdict on the same run.
 type OfficialVerdict struct {
 	Resolution  ResolvedStatus `json:"resolution,omitempty"`

@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -140,6 +141,12 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		out := podcontract.NewOutput(podcontract.RecordSWEBenchReport, report, int64(len(report)))
 		out.Inline = report
 		withReport.Outputs = append(withReport.Outputs, out)
+		difference := "hardened verdict error (invalid run: the exit code says the tests failed), official verdict resolved"
+		evalJSON, err := json.Marshal(swebench.GraderEval{Schema: swebench.GraderEvalSchema, GradingVersion: swebench.V5, VerdictDifference: difference})
+		Expect(err).NotTo(HaveOccurred())
+		evalOut := podcontract.NewOutput(podcontract.RecordEval, evalJSON, int64(len(evalJSON)))
+		evalOut.Inline = evalJSON
+		withReport.Outputs = append(withReport.Outputs, evalOut)
 		k.runStage(resolved, verifierStage, 1, withReport)
 
 		By("the second instance's patch did not apply: an error instance, measured as unresolved")
@@ -160,11 +167,17 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 		results := &corev1.Secret{}
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ResultsSecretName(resolved)}, results)).To(Succeed())
 		Expect(results.Data[podcontract.RecordSWEBenchReport]).To(Equal(report), "the instance's report.json is kept for the run report")
+		c := meta.FindStatusCondition(ok.Status.Conditions, evalv1.TrialOfficialVerdictAgrees)
+		Expect(c).NotTo(BeNil(), "a SWE-bench trial says whether its two verdicts agree")
+		Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		Expect(c.Reason).To(Equal(reasons.VerdictsDiffer))
+		Expect(c.Message).To(Equal(difference))
 		bad := k.trial(failed)
 		Expect(bad.Status.Phase).To(Equal(evalv1.TrialSucceeded))
 		Expect(bad.Status.Score).To(Equal("0.0000"))
 		Expect(bad.Status.GraderFailed).To(BeFalse())
 		Expect(bad.Status.Rewards).To(HaveKeyWithValue(swebench.RewardError, "1.0000"))
+		Expect(meta.FindStatusCondition(bad.Status.Conditions, evalv1.TrialOfficialVerdictAgrees)).To(BeNil(), "no eval.json, no claim about the verdicts")
 	})
 })
 

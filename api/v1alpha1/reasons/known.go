@@ -13,7 +13,7 @@ var known = map[string]bool{
 	NothingMeasured: true, Suspended: true, Resumed: true,
 	EmptyBugSubset: true, UnknownBugs: true, BugSubsetUnsupported: true,
 	TrialRunning: true, InfrastructureFailing: true, Retrying: true,
-	StoreUnavailable: true, RecordWritten: true,
+	StoreUnavailable: true, RecordWritten: true, VerdictsAgree: true, VerdictsDiffer: true,
 }
 
 // Known reports whether reason is one of this package's reasons.

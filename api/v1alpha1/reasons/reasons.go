@@ -152,6 +152,10 @@ const (
 	// infrastructure, none measured (Stalled true); the message names them. New trials still
 	// start: read the trials' reasons and fix the cluster (images, nodes, quotas).
 	InfrastructureFailing string = "InfrastructureFailing"
+	// VerdictsAgree and VerdictsDiffer: a SWE-bench trial's hardened and official verdicts
+	// agree, or differ (the OfficialVerdictAgrees condition's message says how and why).
+	VerdictsAgree  string = "VerdictsAgree"
+	VerdictsDiffer string = "VerdictsDiffer"
 	// Retrying: a retry request (annotation eval.sweep.dev/retry, `sweep retry`) reruns
 	// trials of the finished campaign (Complete false until they end).
 	Retrying string = "Retrying"

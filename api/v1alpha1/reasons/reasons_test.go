@@ -20,8 +20,8 @@ var all = map[string]string{
 	TasksNotFound: "TasksNotFound", NoTasksSelected: "NoTasksSelected", TrialsRunning: "TrialsRunning",
 	AllTrialsFinished: "AllTrialsFinished", NothingMeasured: "NothingMeasured", Suspended: "Suspended", Resumed: "Resumed",
 	InfrastructureFailing: "InfrastructureFailing",
-	Retrying:              "Retrying",
-	EmptyBugSubset:        "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
+	Retrying:              "Retrying", VerdictsAgree: "VerdictsAgree", VerdictsDiffer: "VerdictsDiffer",
+	EmptyBugSubset: "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 	StoreUnavailable: "StoreUnavailable", RecordWritten: "RecordWritten",
 }
 
@@ -31,8 +31,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 40 {
-		t.Errorf("%d reasons pinned, want 40: pin a new reason here", len(all))
+	if len(all) != 42 {
+		t.Errorf("%d reasons pinned, want 42: pin a new reason here", len(all))
 	}
 }
 
