@@ -25,6 +25,7 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 // scaleTaskTOML is the generated catalogue's task.toml: one artifact (the patch), SWE-sweep's
@@ -34,7 +35,7 @@ func scaleTaskTOML(name string, bugs int) string {
 	err := toml.NewEncoder(&b).Encode(map[string]any{
 		"name":        name,
 		"artifacts":   []string{"/logs/artifacts/model.patch"},
-		"metadata":    map[string]any{"n_subtasks": bugs},
+		"metadata":    map[string]any{taskdef.MetadataBugsKey: bugs},
 		"environment": map[string]any{"workdir": "/repo", "cpus": 1, "memory_mb": 512},
 		"agent":       map[string]any{"timeout_sec": 600, "network_mode": "no-network"},
 		"verifier": map[string]any{"timeout_sec": 600, "environment_mode": "separate", "network_mode": "no-network",
