@@ -113,9 +113,10 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	st.Images = provenance.PinImages(st.Images, all)
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
 	exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
-	budgetWait := campaign.CheckBudget(run, now, len(plan), len(campaign.Started(plan, exists)))
+	started := campaign.Started(plan, exists)
+	budgetWait := campaign.CheckBudget(run, now, len(plan), len(started))
 	if st.Budget != nil {
-		plan = campaign.Started(plan, exists)
+		plan = started
 	}
 	// Each attempt counts with its final result; the trials reruns superseded are records.
 	trials := campaign.FinalTrials(all)
