@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -238,7 +239,7 @@ func Grade(inst Instance, log string, version GradingVersion, opts GradeOptions)
 		}
 	}
 	r.PatchSuccessfullyApplied = true
-	return judgeRun(inst, r, statuses, officialRules(version, source)), nil
+	return judgeRun(inst, r, statuses, officialRules(version, source, func(s string) logparse.Statuses { return parser.ParseAs(s, dialect) })), nil
 }
 
 // universalNewlines is Python's text-mode reading of a file: "\r\n" and a lone "\r" become "\n".
@@ -347,19 +348,21 @@ func failingExitWithoutFailure(statuses logparse.Statuses, exitCode *int) string
 type judgeRules struct {
 	// prefixMatch: a truncated dataset id matches the parsed ids it begins (resolveCase).
 	prefixMatch bool
-	// source is the text the statuses were read from; its order decides between prefix
-	// matches, as the parse map's insertion order does officially.
-	source string
+	// order decides between prefix matches, as the parse map's insertion order does
+	// officially.
+	order matchOrder
 	// failOnlyPrefix: fail-only tests are looked up with prefixMatch too (officially they
 	// are looked up exactly).
 	failOnlyPrefix bool
 	// notRunXfail, when set, is our full reading of source: an XFAIL it reads as SKIPPED
-	// (xfail(run=False)) is a failure, since the test never ran.
+	// (xfail(run=False)) is a failure, since the test never ran. fullParse is that reading
+	// of any text.
 	notRunXfail func() logparse.Statuses
+	fullParse   func(string) logparse.Statuses
 }
 
-func officialRules(version GradingVersion, source string) judgeRules {
-	return judgeRules{prefixMatch: version == V5, source: source}
+func officialRules(version GradingVersion, source string, parse func(string) logparse.Statuses) judgeRules {
+	return judgeRules{prefixMatch: version == V5, order: matchOrder{source: source, parse: parse}}
 }
 
 // judgeRun grades statuses into r under rules.
@@ -381,13 +384,13 @@ func judgeRun(inst Instance, r InstanceReport, statuses logparse.Statuses, rules
 	}{{inst.FailToPass, &ts.FailToPass, false}, {inst.PassToPass, &ts.PassToPass, true}} {
 		for _, id := range group.tests {
 			prefix := rules.prefixMatch && (!failOnly || rules.failOnlyPrefix)
-			status, found := resolveCase(statuses, id, prefix, rules.source)
+			status, found := resolveCase(statuses, id, prefix, rules.order)
 			o := judge(status, found, version, group.passToPass, failOnly)
 			if o == success && status == testresults.XFail && rules.notRunXfail != nil {
 				if full == nil {
 					full = rules.notRunXfail()
 				}
-				if s, ok := resolveCase(full, id, true, rules.source); ok && s == testresults.Skipped {
+				if s, ok := resolveCase(full, id, true, matchOrder{source: rules.order.source, parse: rules.fullParse}); ok && s == testresults.Skipped {
 					o = failure
 				}
 			}
@@ -487,10 +490,9 @@ func testSection(log string, startAt int) string {
 
 // resolveCase finds a dataset test id among the parsed ones. With prefixMatch (5), a truncated id
 // (more "[" than "]") that is not present matches the parsed ids it begins when they agree on
-// passing (PASSED or XFAIL) or not; it then takes the status of the first of them, the one that
-// appears first in source (officially the first in the parse map's order, which is the order the
-// parser met them in).
-func resolveCase(statuses logparse.Statuses, id string, prefixMatch bool, source string) (testresults.Status, bool) {
+// passing (PASSED or XFAIL) or not; it then takes the status of the first of them in the parse
+// map's order (order.first).
+func resolveCase(statuses logparse.Statuses, id string, prefixMatch bool, order matchOrder) (testresults.Status, bool) {
 	if s, ok := statuses[id]; ok {
 		return s, true
 	}
@@ -507,24 +509,73 @@ func resolveCase(statuses logparse.Statuses, id string, prefixMatch bool, source
 		return "", false
 	}
 	passing := func(s testresults.Status) bool { return s == testresults.Passed || s == testresults.XFail }
+	same := true
 	for _, k := range matches[1:] {
 		if passing(statuses[k]) != passing(statuses[matches[0]]) {
 			return "", false
 		}
+		same = same && statuses[k] == statuses[matches[0]]
+	}
+	if same {
+		return statuses[matches[0]], true
+	}
+	// SKIPPED and FAILED, say: which one is first decides a pass-to-pass test.
+	return statuses[order.first(matches)], true
+}
+
+// matchOrder recovers the order a parser inserted ids into its map, which Python's dict keeps
+// and the official prefix match follows: source is the text the map was read from, parse (nil
+// when unknown, e.g. for the grader's plugin results) the parser that read it.
+type matchOrder struct {
+	source string
+	parse  func(string) logparse.Statuses
+}
+
+// first returns the key the parser inserted first. A parser's map only grows as it reads on,
+// so a key was inserted on the first line after which the parse of the text so far holds it;
+// that line is found by bisection. Keys of the same line, or of a parser that fills its map only
+// at the end, go by where they first appear in source, then by name.
+func (o matchOrder) first(keys []string) string {
+	var lineEnds []int
+	for i := 0; i < len(o.source); {
+		n := strings.IndexByte(o.source[i:], '\n')
+		if n < 0 {
+			lineEnds = append(lineEnds, len(o.source))
+			break
+		}
+		i += n + 1
+		lineEnds = append(lineEnds, i)
+	}
+	insertedAt := func(k string) int {
+		if o.parse == nil {
+			return 0
+		}
+		return sort.Search(len(lineEnds), func(i int) bool {
+			_, ok := o.parse(o.source[:lineEnds[i]])[k]
+			return ok
+		})
 	}
 	firstAt := func(k string) int {
-		if i := strings.Index(source, k); i >= 0 {
+		if i := strings.Index(o.source, k); i >= 0 {
 			return i
 		}
-		return len(source)
+		return len(o.source)
 	}
-	first := slices.MinFunc(matches, func(a, b string) int {
-		if c := cmp.Compare(firstAt(a), firstAt(b)); c != 0 {
+	type place struct{ line, at int }
+	places := map[string]place{}
+	for _, k := range keys {
+		places[k] = place{insertedAt(k), firstAt(k)}
+	}
+	return slices.MinFunc(keys, func(a, b string) int {
+		pa, pb := places[a], places[b]
+		if c := cmp.Compare(pa.line, pb.line); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(pa.at, pb.at); c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)
 	})
-	return statuses[first], true
 }
 
 // failOnlyRepos are the repositories whose tests fail only on an explicit FAILED.

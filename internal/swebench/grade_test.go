@@ -131,6 +131,18 @@ func TestGrade(t *testing.T) {
 			wantF2P:        TestOutcomes{Success: []string{}, Failure: []string{}},
 			wantP2P:        TestOutcomes{Success: []string{"t.py::p[a"}, Failure: []string{}},
 		},
+		// Official: RESOLVED_NO (v5.0.1's get_logs_eval and get_eval_tests_report on this log):
+		// its parse map holds the summary's FAILED before the SKIPPED, although the verbose
+		// lines name the skipped test first.
+		"5: a truncated id takes the status the parse map inserted first, not the one the text names first": {
+			inst: pytestInstance([]string{"t.py::g"}, []string{"t.py::f[a"}),
+			log: officialLog("t.py::f[a-2] SKIPPED [ 33%]\nt.py::f[a-1] FAILED [ 66%]\nt.py::g PASSED [100%]\n"+
+				"=== short test summary info ===\nPASSED t.py::g\nFAILED t.py::f[a-1] - AssertionError: boom\nSKIPPED t.py::f[a-2]", 1),
+			version:        V5,
+			wantResolution: ResolvedNo,
+			wantF2P:        TestOutcomes{Success: []string{"t.py::g"}, Failure: []string{}},
+			wantP2P:        TestOutcomes{Success: []string{}, Failure: []string{"t.py::f[a"}},
+		},
 		"5: truncated ids that disagree on passing are missing": {
 			inst:           sklearnInstance([]string{"t.py::p[a"}, nil),
 			log:            officialLog("PASSED t.py::p[a b]\nFAILED t.py::p[a c]\n"+summary, 1),

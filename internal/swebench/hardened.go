@@ -86,8 +86,12 @@ func hardenedGrade(inst Instance, version GradingVersion, parserOverride string,
 		r.Error = "invalid run: " + problem
 		return r, nil
 	}
-	rules := judgeRules{prefixMatch: prefixMatch, source: run.output, failOnlyPrefix: true,
-		notRunXfail: func() logparse.Statuses { return parser.Parse(run.output) }}
+	order := matchOrder{source: run.output, parse: func(s string) logparse.Statuses { return parser.ParseAs(s, dialect) }}
+	if run.channel != nil {
+		order.parse = nil
+	}
+	rules := judgeRules{prefixMatch: prefixMatch, order: order, failOnlyPrefix: true,
+		notRunXfail: func() logparse.Statuses { return parser.Parse(run.output) }, fullParse: parser.Parse}
 	return judgeRun(inst, r, statuses, rules), nil
 }
 

@@ -183,7 +183,7 @@ func TestOfficialGradingTestsReport(t *testing.T) {
 				t.Fatalf("case %s: %s: %v", name, g.tag, err)
 			}
 			r := InstanceReport{InstanceID: "o__r-1", Version: g.version, Resolution: ResolvedNo}
-			got := judgeRun(gi.instance(), r, statuses, officialRules(g.version, source))
+			got := judgeRun(gi.instance(), r, statuses, officialRules(g.version, source, nil))
 			diff := judgedDiff(got, want)
 			agree.count(g.tag, diff == "")
 			if diff != "" {
