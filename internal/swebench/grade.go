@@ -532,28 +532,36 @@ type matchOrder struct {
 }
 
 // first returns the key the parser inserted first. A parser's map only grows as it reads on,
-// so a key was inserted on the first line after which the parse of the text so far holds it;
-// that line is found by bisection. Keys of the same line, or of a parser that fills its map only
-// at the end, go by where they first appear in source, then by name.
+// so the first key was inserted on the first line after which the parse of the text so far holds
+// one of them; that line is found by bisection, in a few parses whatever the number of keys. Keys
+// of that same line, or of a parser that fills its map only at the end, go by where they first
+// appear in source, then by name.
 func (o matchOrder) first(keys []string) string {
-	var lineEnds []int
-	for i := 0; i < len(o.source); {
-		n := strings.IndexByte(o.source[i:], '\n')
-		if n < 0 {
-			lineEnds = append(lineEnds, len(o.source))
-			break
+	candidates := keys
+	if o.parse != nil {
+		var lineEnds []int
+		for i := 0; i < len(o.source); {
+			n := strings.IndexByte(o.source[i:], '\n')
+			if n < 0 {
+				lineEnds = append(lineEnds, len(o.source))
+				break
+			}
+			i += n + 1
+			lineEnds = append(lineEnds, i)
 		}
-		i += n + 1
-		lineEnds = append(lineEnds, i)
-	}
-	insertedAt := func(k string) int {
-		if o.parse == nil {
-			return 0
+		holds := func(statuses logparse.Statuses) []string {
+			var in []string
+			for _, k := range keys {
+				if _, ok := statuses[k]; ok {
+					in = append(in, k)
+				}
+			}
+			return in
 		}
-		return sort.Search(len(lineEnds), func(i int) bool {
-			_, ok := o.parse(o.source[:lineEnds[i]])[k]
-			return ok
-		})
+		line := sort.Search(len(lineEnds), func(i int) bool { return len(holds(o.parse(o.source[:lineEnds[i]]))) > 0 })
+		if line < len(lineEnds) {
+			candidates = holds(o.parse(o.source[:lineEnds[line]]))
+		}
 	}
 	firstAt := func(k string) int {
 		if i := strings.Index(o.source, k); i >= 0 {
@@ -561,17 +569,8 @@ func (o matchOrder) first(keys []string) string {
 		}
 		return len(o.source)
 	}
-	type place struct{ line, at int }
-	places := map[string]place{}
-	for _, k := range keys {
-		places[k] = place{insertedAt(k), firstAt(k)}
-	}
-	return slices.MinFunc(keys, func(a, b string) int {
-		pa, pb := places[a], places[b]
-		if c := cmp.Compare(pa.line, pb.line); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(pa.at, pb.at); c != 0 {
+	return slices.MinFunc(candidates, func(a, b string) int {
+		if c := cmp.Compare(firstAt(a), firstAt(b)); c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)
