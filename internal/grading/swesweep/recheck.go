@@ -87,9 +87,12 @@ func pytestTargets(ids []string) (files, names []string) {
 			continue
 		}
 		files = append(files, file)
-		name := rest[strings.LastIndex(rest, "::")+1:]
-		if i := strings.IndexByte(name, '['); i >= 0 {
+		name := rest
+		if i := strings.IndexByte(name, '['); i >= 0 { // a parameter id may hold "::"
 			name = name[:i]
+		}
+		if i := strings.LastIndex(name, "::"); i >= 0 {
+			name = name[i+2:]
 		}
 		if name != "" {
 			names = append(names, name)
