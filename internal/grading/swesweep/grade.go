@@ -301,11 +301,8 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 			return nil, fmt.Errorf("the %s %s is inside the workdir %s, which the tests may write: keep it outside", kept.name, kept.dir, workdir)
 		}
 	}
-	switch {
-	case o.FlakeRechecks < 0 || o.FlakeRechecks > MaxFlakeRechecks:
-		return nil, fmt.Errorf("--flake-rechecks is %d: give the number of re-runs of a visible regression, 0 (off) to %d", o.FlakeRechecks, MaxFlakeRechecks)
-	case o.FlakeRechecks > 0 && o.Oracle:
-		return nil, errors.New("--flake-rechecks re-checks an agent's regressions; --oracle grades the pristine tree, whose regressions are the environment's: leave one out")
+	if err := checkFlakeRechecks(o); err != nil {
+		return nil, err
 	}
 	if o.TestUser.UID == 0 || o.TestUser.GID == 0 {
 		return nil, fmt.Errorf("the test identity is %d:%d: the build and the tests must run as an unprivileged uid and gid (--test-uid)", o.TestUser.UID, o.TestUser.GID)

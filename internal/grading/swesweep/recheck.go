@@ -2,6 +2,7 @@ package swesweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,17 @@ const (
 	// Linux caps at 128 KiB, and a command that cannot be started would fail the grading.
 	maxRecheckCommand = 32 << 10
 )
+
+// checkFlakeRechecks checks the re-check's options.
+func checkFlakeRechecks(o Options) error {
+	switch {
+	case o.FlakeRechecks < 0 || o.FlakeRechecks > MaxFlakeRechecks:
+		return fmt.Errorf("--flake-rechecks is %d: give the number of re-runs of a visible regression, 0 (off) to %d", o.FlakeRechecks, MaxFlakeRechecks)
+	case o.FlakeRechecks > 0 && o.Oracle:
+		return errors.New("--flake-rechecks re-checks an agent's regressions; --oracle grades the pristine tree, whose regressions are the environment's: leave one out")
+	}
+	return nil
+}
 
 // RecheckReport is eval.json's flake_recheck: what the re-check ran and cleared.
 type RecheckReport struct {
@@ -140,16 +152,17 @@ func (g *grader) recheck(ctx context.Context) error {
 			rep.Stopped = fmt.Sprintf("no time was left before the deadline for re-run %d", run)
 			break
 		}
-		command, why := g.recheckCommand(stand)
-		if why != "" {
-			rep.Stopped = why
-			break
-		}
 		if err := g.prepare("the flake re-check"); err != nil {
 			return err
 		}
 		if err := dropBytecodeCaches(g.repo.Dir); err != nil {
 			return err
+		}
+		// After the guard: {files} are those the tree then holds.
+		command, why := g.recheckCommand(stand)
+		if why != "" {
+			rep.Stopped = why
+			break
 		}
 		suite, res, err := g.suite(ctx, g.bundle.BugTests, command, defaultBugTimeout)
 		if err != nil {
