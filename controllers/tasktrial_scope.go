@@ -106,7 +106,7 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	if s.grader, err = grading.Lookup(spec.Grader); err != nil {
 		return fail(fmt.Sprintf("spec.grader of task %q: %v", spec.Task, err))
 	}
-	if err := s.grader.ValidateTrial(grading.TrialOptions{Task: spec.Task, Bugs: spec.Bugs}); err != nil {
+	if err := s.grader.ValidateTrial(grading.TrialOptions{Task: spec.Task, Bugs: spec.Bugs, FlakeRechecks: spec.Grading.Rechecks()}); err != nil {
 		return fail(err.Error())
 	}
 	if s.timeouts, err = podbuild.StageTimeouts(s.trial, task); err != nil {

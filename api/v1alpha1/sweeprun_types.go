@@ -29,6 +29,7 @@ type TaskSelection struct {
 // +kubebuilder:validation:XValidation:rule="has(self.resources) == has(oldSelf.resources) && (!has(self.resources) || self.resources == oldSelf.resources)",message="spec.resources is immutable: create a new SweepRun to change the resources"
 // +kubebuilder:validation:XValidation:rule="has(self.artifactStore) == has(oldSelf.artifactStore) && (!has(self.artifactStore) || self.artifactStore == oldSelf.artifactStore)",message="spec.artifactStore is immutable: a campaign's records stay in one store; create a new SweepRun to use another"
 // +kubebuilder:validation:XValidation:rule="has(self.podSecurity) == has(oldSelf.podSecurity) && (!has(self.podSecurity) || self.podSecurity == oldSelf.podSecurity)",message="spec.podSecurity is immutable: create a new SweepRun to change the pod security"
+// +kubebuilder:validation:XValidation:rule="has(self.grading) == has(oldSelf.grading) && (!has(self.grading) || self.grading == oldSelf.grading)",message="spec.grading is immutable: a campaign's trials are graded by one rule; create a new SweepRun to change it"
 type SweepRunSpec struct {
 	Tasks TaskSelection `json:"tasks"`
 	Agent AgentSpec     `json:"agent"`
@@ -64,6 +65,9 @@ type SweepRunSpec struct {
 	// runs them as their image's user with the default capabilities.
 	// +optional
 	PodSecurity *PodSecurity `json:"podSecurity,omitempty"`
+	// Grading sets options of the built-in grader, copied into every trial.
+	// +optional
+	Grading *GradingPolicy `json:"grading,omitempty"`
 	// QueueName is the Kueue LocalQueue the trial Jobs are submitted to.
 	// +optional
 	QueueName string `json:"queueName,omitempty"`
@@ -327,4 +331,25 @@ type BudgetStatus struct {
 	// Message says what was reached and how many of the planned trials started.
 	// +optional
 	Message string `json:"message,omitempty"`
+}
+
+// GradingPolicy sets options of the built-in grader that change what counts.
+type GradingPolicy struct {
+	// FlakeRechecks re-runs a visible test that passed at the base and fails after the
+	// agent's patch up to this many times, alone, before it counts as a regression: it is
+	// cleared when it passes in at least one re-run. 0, the default, counts every such failure,
+	// as SWE-sweep's harness does. Only the swesweep grader has it; a trial of another grader
+	// that asks for it ends InvalidTask. The trials' rewards then carry n_regressions_cleared.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	FlakeRechecks int32 `json:"flakeRechecks,omitempty"`
+}
+
+// Rechecks is FlakeRechecks, 0 for no policy.
+func (g *GradingPolicy) Rechecks() int32 {
+	if g == nil {
+		return 0
+	}
+	return g.FlakeRechecks
 }

@@ -73,6 +73,9 @@ type TaskTrialSpec struct {
 	// PodSecurity is the run's spec.podSecurity, copied.
 	// +optional
 	PodSecurity *PodSecurity `json:"podSecurity,omitempty"`
+	// Grading is the run's spec.grading, copied.
+	// +optional
+	Grading *GradingPolicy `json:"grading,omitempty"`
 	// +optional
 	QueueName string `json:"queueName,omitempty"`
 	// RegradeOf names the trial whose stored artifacts this trial grades again (a regrade,

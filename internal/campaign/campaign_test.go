@@ -91,6 +91,7 @@ func TestTrialSpec(t *testing.T) {
 		Tasks:     evalv1.TaskSelection{Names: []string{"calc"}, Bugs: map[string][]string{"calc": {"b1", "b3", "b1"}}},
 		QueueName: "q", RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2},
 		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
+		Grading:     &evalv1.GradingPolicy{FlakeRechecks: 3},
 	}}
 	got := TrialSpec(run, Task{Name: "calc", ConfigMap: taskCM("t-calc", "calc")}, 2)
 	want := evalv1.TaskTrialSpec{
@@ -99,6 +100,7 @@ func TestTrialSpec(t *testing.T) {
 		Agent: evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, Bugs: []string{"b1", "b3"}, BugsTotal: 2,
 		RetryPolicy: evalv1.RetryPolicy{InfrastructureRetries: 2}, QueueName: "q",
 		PodSecurity: &evalv1.PodSecurity{RunAsUser: ptr.To[int64](1000), AddCapabilities: []string{"NET_RAW"}},
+		Grading:     &evalv1.GradingPolicy{FlakeRechecks: 3},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TrialSpec (-want +got):\n%s", diff)

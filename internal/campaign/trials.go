@@ -136,6 +136,7 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 		Resources:       run.Spec.Resources.DeepCopy(),
 		Placement:       *run.Spec.Placement.DeepCopy(),
 		PodSecurity:     run.Spec.PodSecurity.DeepCopy(),
+		Grading:         run.Spec.Grading.DeepCopy(),
 		QueueName:       run.Spec.QueueName,
 	}
 	if _, ok := cm.Data[evalv1.InstructionKey]; ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
@@ -30,7 +31,22 @@ func builtInCommand(name string, s StageInput) Invocation {
 	if !s.Deadline.IsZero() {
 		args = append(args, "--deadline", s.Deadline.UTC().Format(time.RFC3339Nano))
 	}
+	if s.FlakeRechecks > 0 {
+		args = append(args, "--"+FlakeRechecksFlag, strconv.Itoa(int(s.FlakeRechecks)))
+	}
 	return Invocation{Path: s.Self, Args: args}
+}
+
+// FlakeRechecksFlag is the bundle grader's option that turns the flake re-check on.
+const FlakeRechecksFlag = "flake-rechecks"
+
+// noFlakeRechecks is the error of a grader without a flake re-check asked for one.
+func noFlakeRechecks(grader string, o TrialOptions) error {
+	if o.FlakeRechecks == 0 {
+		return nil
+	}
+	return fmt.Errorf("spec.grading.flakeRechecks is %d, but task %q is graded by %s, which has no flake re-check (only the %s grader re-runs visible regressions): set it to 0 in the SweepRun, or run this task in a campaign of its own without it",
+		o.FlakeRechecks, o.Task, grader, pc.GraderSWESweep)
 }
 
 // commonFlags are the options every built-in grader takes.

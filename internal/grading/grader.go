@@ -55,6 +55,8 @@ type TrialOptions struct {
 	Task string
 	// Bugs restricts grading to these bug ids; empty means all.
 	Bugs []string
+	// FlakeRechecks is spec.grading.flakeRechecks: re-runs of a visible regression (0: off).
+	FlakeRechecks int32
 }
 
 // StageInput is what the verifier stage knows when it starts a grader.
@@ -80,6 +82,9 @@ type StageInput struct {
 	// TestUser is the identity a built-in grader runs the build and the tests as; the zero
 	// Identity leaves the grader's default (sandbox.Test).
 	TestUser sandbox.Identity
+	// FlakeRechecks is the stage spec's verifier.flakeRechecks (0: off); only a grader whose
+	// ValidateTrial accepts it is given one.
+	FlakeRechecks int32
 }
 
 // Invocation is one command: the program and its arguments.
@@ -103,6 +108,9 @@ type Request struct {
 	TestUser sandbox.Identity
 	// Deadline is when the result must be written; zero means none.
 	Deadline time.Time
+	// FlakeRechecks re-runs a visible regression up to this many times (the bundle grader's
+	// --flake-rechecks; 0: off).
+	FlakeRechecks int
 	// Log receives progress and the output of every command.
 	Log io.Writer
 }

@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/swe-sweep/sweep-operator/internal/grading/swesweep"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
@@ -119,10 +121,17 @@ func TestValidateTrial(t *testing.T) {
 		opts    TrialOptions
 		wantErr string
 	}{
-		"test script, bugs":    {grader: TestScriptName, opts: TrialOptions{Task: "t", Bugs: []string{"b1"}}},
-		"swesweep, bugs":       {grader: pc.GraderSWESweep, opts: TrialOptions{Task: "t", Bugs: []string{"b1"}}},
-		"swebench, whole":      {grader: pc.GraderSWEBench, opts: TrialOptions{Task: "t"}},
-		"swebench, bug subset": {grader: pc.GraderSWEBench, opts: TrialOptions{Task: "inst", Bugs: []string{"b1"}}, wantErr: `spec.bugs: a SWE-bench instance is one bug and cannot be graded in part; remove task "inst" from spec.tasks.bugs of the SweepRun`},
+		"test script, bugs":        {grader: TestScriptName, opts: TrialOptions{Task: "t", Bugs: []string{"b1"}}},
+		"swesweep, bugs":           {grader: pc.GraderSWESweep, opts: TrialOptions{Task: "t", Bugs: []string{"b1"}}},
+		"swebench, whole":          {grader: pc.GraderSWEBench, opts: TrialOptions{Task: "t"}},
+		"swebench, bug subset":     {grader: pc.GraderSWEBench, opts: TrialOptions{Task: "inst", Bugs: []string{"b1"}}, wantErr: `spec.bugs: a SWE-bench instance is one bug and cannot be graded in part; remove task "inst" from spec.tasks.bugs of the SweepRun`},
+		"swesweep, flake re-check": {grader: pc.GraderSWESweep, opts: TrialOptions{Task: "t", FlakeRechecks: swesweep.MaxFlakeRechecks}},
+		"swesweep, too many re-checks": {grader: pc.GraderSWESweep, opts: TrialOptions{Task: "t", FlakeRechecks: swesweep.MaxFlakeRechecks + 1},
+			wantErr: "spec.grading.flakeRechecks is 11: give 0 (off) to 10 re-runs of a visible regression"},
+		"swebench, flake re-check": {grader: pc.GraderSWEBench, opts: TrialOptions{Task: "inst", FlakeRechecks: 2},
+			wantErr: `spec.grading.flakeRechecks is 2, but task "inst" is graded by swebench, which has no flake re-check (only the swesweep grader re-runs visible regressions): set it to 0 in the SweepRun, or run this task in a campaign of its own without it`},
+		"test script, flake re-check": {grader: TestScriptName, opts: TrialOptions{Task: "t", FlakeRechecks: 1},
+			wantErr: `spec.grading.flakeRechecks is 1, but task "t" is graded by test-script, which has no flake re-check (only the swesweep grader re-runs visible regressions): set it to 0 in the SweepRun, or run this task in a campaign of its own without it`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -160,6 +169,8 @@ func TestCommand(t *testing.T) {
 			return s
 		},
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier", "--test-uid", "70000", "--deadline", "2026-12-01T12:00:00.5Z"}}},
+		"swesweep, flake re-check": {grader: pc.GraderSWESweep, stage: func(s StageInput) StageInput { s.FlakeRechecks = 3; return s },
+			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swesweep", "/tests", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier", "--flake-rechecks", "3"}}},
 		"swebench, grader dir": {grader: pc.GraderSWEBench, stage: func(s StageInput) StageInput { s.InputDir = pc.GraderConfigDir; return s },
 			want: Invocation{Path: "/sweep/bin/sweep-hook", Args: []string{"grade", "swebench", "/sweep/grader", "--patch", "/logs/artifacts/model.patch", "--out", "/logs/verifier"}}},
 		"test script": {grader: TestScriptName, stage: func(s StageInput) StageInput { s.TestsDir = tests; return s },
@@ -212,6 +223,9 @@ func TestFlags(t *testing.T) {
 		"swesweep, test user and deadline": {grader: pc.GraderSWESweep, args: []string{"-test-uid", "70000", "-deadline", "2026-12-01T12:00:00.5Z"},
 			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", TestUser: sandbox.Identity{UID: 70000, GID: 70000},
 				Deadline: time.Date(2026, 12, 1, 12, 0, 0, 5e8, time.UTC)}},
+		"swesweep, flake re-check": {grader: pc.GraderSWESweep, args: []string{"-flake-rechecks", "3"},
+			want: Request{Dir: "D", PatchPath: "/logs/artifacts/model.patch", OutDir: "/logs/verifier", TestUser: sandbox.Test, FlakeRechecks: 3}},
+		"swebench, no flake re-check":    {grader: pc.GraderSWEBench, args: []string{"-flake-rechecks", "1"}, wantErr: "flag provided but not defined: -flake-rechecks"},
 		"swesweep, root is no test user": {grader: pc.GraderSWESweep, args: []string{"-test-uid", "0"}, wantErr: `"0" is not a uid other than 0`},
 		"swesweep, bad deadline":         {grader: pc.GraderSWESweep, args: []string{"-deadline", "soon"}, wantErr: `"soon" is not an RFC 3339 time`},
 		"swesweep, empty bugs": {grader: pc.GraderSWESweep, args: []string{"-bugs", ""},
@@ -268,5 +282,21 @@ func TestGradeFailures(t *testing.T) {
 				t.Errorf("reward.json = %q; want grader_failed %v", b, tc.wantReward)
 			}
 		})
+	}
+}
+
+// TestFlakeRechecksMaximum keeps the API's bound on spec.grading.flakeRechecks (a kubebuilder
+// marker, which cannot name a constant) the grader's.
+func TestFlakeRechecksMaximum(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "api", "v1alpha1", "sweeprun_types.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\+kubebuilder:validation:Maximum=(\d+)\n(?:\s*//.*\n)*\s*FlakeRechecks int32`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("sweeprun_types.go: no Maximum marker above the FlakeRechecks field")
+	}
+	if got, want := string(m[1]), strconv.Itoa(swesweep.MaxFlakeRechecks); got != want {
+		t.Errorf("spec.grading.flakeRechecks Maximum=%s, want swesweep.MaxFlakeRechecks (%s)", got, want)
 	}
 }

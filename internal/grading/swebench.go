@@ -23,12 +23,13 @@ func (sweBenchGrader) Parser() string {
 	return versioned("logparse", logparse.Version) + " " + versioned("testresults", testresults.Version)
 }
 
-// ValidateTrial refuses bug subsets: an instance is one bug, graded whole.
-func (sweBenchGrader) ValidateTrial(o TrialOptions) error {
+// ValidateTrial refuses bug subsets (an instance is one bug, graded whole) and the flake
+// re-check (the official harness's PASS_TO_PASS rule is kept as it is).
+func (g sweBenchGrader) ValidateTrial(o TrialOptions) error {
 	if len(o.Bugs) > 0 {
 		return fmt.Errorf("spec.bugs: a SWE-bench instance is one bug and cannot be graded in part; remove task %q from spec.tasks.bugs of the SweepRun", o.Task)
 	}
-	return nil
+	return noFlakeRechecks(g.Name(), o)
 }
 
 // Outputs: the official per-instance report.json, written for completed instances only.

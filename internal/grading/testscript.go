@@ -22,14 +22,16 @@ const TestScriptVersion = "1"
 // code does not matter; the reward file it writes does.
 type testScript struct{}
 
-func (testScript) Name() string                     { return TestScriptName }
-func (testScript) BuiltIn() bool                    { return false }
-func (testScript) InputDir() string                 { return "" }
-func (testScript) Version() string                  { return TestScriptVersion }
-func (testScript) Parser() string                   { return "" }
-func (testScript) ValidateTrial(TrialOptions) error { return nil }
-func (testScript) Outputs() []string                { return nil }
-func (testScript) Flags(*flag.FlagSet, *Request)    {}
+func (testScript) Name() string                  { return TestScriptName }
+func (testScript) BuiltIn() bool                 { return false }
+func (testScript) InputDir() string              { return "" }
+func (testScript) Version() string               { return TestScriptVersion }
+func (testScript) Parser() string                { return "" }
+func (testScript) Outputs() []string             { return nil }
+func (testScript) Flags(*flag.FlagSet, *Request) {}
+
+// ValidateTrial refuses the flake re-check: the task's own script grades.
+func (g testScript) ValidateTrial(o TrialOptions) error { return noFlakeRechecks(g.Name(), o) }
 
 func (testScript) Command(s StageInput) (Invocation, error) {
 	script := filepath.Join(s.TestsDir, "test.sh")

@@ -258,7 +258,7 @@ func runVerifier(ctx context.Context, grader grading.Grader, spec pc.StageSpec, 
 		stage.Deadline = graderDeadline(r.deadline, durationOf(spec.TimeoutSeconds))
 	}
 	if v := spec.Verifier; v != nil {
-		stage.InputDir, stage.Bugs = v.GraderDir, v.Bugs
+		stage.InputDir, stage.Bugs, stage.FlakeRechecks = v.GraderDir, v.Bugs, v.FlakeRechecks
 	}
 	inv, err := grader.Command(stage)
 	if err != nil {

@@ -107,6 +107,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 		name        string
 		bundle      map[string]string
 		grader      string
+		rechecks    int32
 		patch       string
 		wantReason  string
 		wantMsg     string
@@ -115,6 +116,10 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 		{name: "resolved", grader: pc.GraderSWESweep, patch: fix,
 			bundle:      map[string]string{"bundle.json": bundle, "base.json": `["tests/test_v.py::test_v"]`, "b1.patch": testPatch},
 			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "n_partial": 0, "visible_ok": 1, "n_regressions": 0, "agent_patch_applied": 1, "agent_build_ok": 1, "grader_failed": 0}},
+		{name: "resolved, with the flake re-check", grader: pc.GraderSWESweep, rechecks: 2, patch: fix,
+			bundle: map[string]string{"bundle.json": bundle, "base.json": `["tests/test_v.py::test_v"]`, "b1.patch": testPatch},
+			wantRewards: map[string]float64{"reward": 1, "n_subtasks": 1, "n_resolved": 1, "n_partial": 0, "visible_ok": 1, "n_regressions": 0, "agent_patch_applied": 1, "agent_build_ok": 1, "grader_failed": 0,
+				reward.KeyRegressionsCleared: 0}},
 		{name: "grader crash", grader: pc.GraderSWESweep, bundle: map[string]string{"bundle.json": "{"},
 			wantReason: reasons.GraderFailed, wantMsg: "the grader reported grader_failed",
 			wantRewards: reward.EvaluationFailed()},
@@ -131,7 +136,7 @@ func TestVerifyBuiltInGrader(t *testing.T) {
 			paths := podRoot(t, files)
 			spec := verifierSpec(paths)
 			spec.Workdir = repo
-			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader} // the bundle defaults to the tests directory
+			spec.Verifier = &pc.VerifierSpec{Grader: tc.grader, FlakeRechecks: tc.rechecks} // the bundle defaults to the tests directory
 			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
 			if err != nil {
 				t.Fatal(err)

@@ -246,3 +246,28 @@ func TestVerifierStageSpecGraderDir(t *testing.T) {
 		})
 	}
 }
+
+// The trial's spec.grading.flakeRechecks reaches the verifier's stage spec; no policy is 0.
+func TestVerifierStageSpecFlakeRechecks(t *testing.T) {
+	task := sampleTask(t)
+	for name, tc := range map[string]struct {
+		grading *evalv1.GradingPolicy
+		want    int32
+	}{
+		"no policy": {},
+		"off":       {grading: &evalv1.GradingPolicy{}},
+		"on":        {grading: &evalv1.GradingPolicy{FlakeRechecks: 3}, want: 3},
+	} {
+		t.Run(name, func(t *testing.T) {
+			trial := makeTrial("run-calc-1", "calc").grader(podcontract.GraderSWESweep).obj()
+			trial.Spec.Grading = tc.grading
+			spec, err := VerifierStageSpec(trial, task, Timeouts{Verifier: 60})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Verifier.FlakeRechecks != tc.want {
+				t.Errorf("verifier.flakeRechecks = %d, want %d", spec.Verifier.FlakeRechecks, tc.want)
+			}
+		})
+	}
+}

@@ -94,7 +94,7 @@ func VerifierStageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, timeouts Tim
 	spec.TimeoutSeconds = timeouts.Verifier
 	spec.Env = task.Verifier.Env
 	spec.Verifier = &podcontract.VerifierSpec{Grader: trial.Spec.Grader, Bugs: trial.Spec.Bugs,
-		GraderDir: grading.InputDir(grader, trial.Spec.GraderConfigMap != "")}
+		GraderDir: grading.InputDir(grader, trial.Spec.GraderConfigMap != ""), FlakeRechecks: trial.Spec.Grading.Rechecks()}
 	return spec, nil
 }
 

@@ -119,6 +119,9 @@ type VerifierSpec struct {
 	GraderDir string `json:"graderDir,omitempty"`
 	// Bugs restricts grading to a subset of the task's bugs; empty means all.
 	Bugs []string `json:"bugs,omitempty"`
+	// FlakeRechecks is the trial's spec.grading.flakeRechecks: how many times the built-in
+	// grader re-runs a visible regression before it counts (0: off).
+	FlakeRechecks int32 `json:"flakeRechecks,omitempty"`
 }
 
 // Limits bound what the collector reports, in bytes.

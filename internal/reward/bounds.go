@@ -6,7 +6,7 @@ import (
 )
 
 // countKeys hold a number of bugs or tests: non-negative integers.
-var countKeys = []string{KeySubtasks, KeyResolved, KeyPartial, KeyRegressions}
+var countKeys = []string{KeySubtasks, KeyResolved, KeyPartial, KeyRegressions, KeyRegressionsCleared}
 
 // flagKeys hold a yes or a no: 0 or 1.
 var flagKeys = []string{KeyVisibleOK, KeyPatchApplied, KeyBuildOK, KeyGraderFailed}

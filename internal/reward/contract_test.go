@@ -15,7 +15,7 @@ import (
 var contractWords = map[string]bool{
 	FileJSON: true, FileText: true,
 	KeyReward: true, KeySubtasks: true, KeyResolved: true, KeyPartial: true, KeyVisibleOK: true,
-	KeyRegressions: true, KeyPatchApplied: true, KeyBuildOK: true, KeyGraderFailed: true,
+	KeyRegressions: true, KeyPatchApplied: true, KeyBuildOK: true, KeyGraderFailed: true, KeyRegressionsCleared: true,
 }
 
 // otherContracts are literals of a different contract that shares a word with this one,

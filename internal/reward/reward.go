@@ -60,6 +60,11 @@ const (
 	KeyBuildOK      = "agent_build_ok"
 	// KeyGraderFailed is 1 when the grader crashed: the result is not a measurement.
 	KeyGraderFailed = "grader_failed"
+	// KeyRegressionsCleared counts the visible suite's regressions that the bundle grader's
+	// flake re-check cleared (docs/task-format.md): tests that failed in the visible run and
+	// passed in a re-run, so that n_regressions no longer counts them. It is written only when
+	// the re-check is on, so a result without it is graded as SWE-sweep grades.
+	KeyRegressionsCleared = "n_regressions_cleared"
 )
 
 // Bounds on a result, so that it always fits in the collector's summary.

@@ -104,6 +104,10 @@ func (w *runWrapper) guard(n int32) *runWrapper {
 	w.Spec.Guard = &evalv1.GuardPolicy{InfrastructureFailures: &n}
 	return w
 }
+func (w *runWrapper) flakeRechecks(n int32) *runWrapper {
+	w.Spec.Grading = &evalv1.GradingPolicy{FlakeRechecks: n}
+	return w
+}
 func (w *runWrapper) retries(n int32) *runWrapper {
 	w.Spec.RetryPolicy.InfrastructureRetries = n
 	return w

@@ -76,6 +76,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if note := swebenchVerdicts(trials); note != "" {
 		fmt.Fprintln(o.ErrOut, note)
 	}
+	if note := flakeRechecks(trials); note != "" {
+		fmt.Fprintln(o.ErrOut, note)
+	}
 	for _, t := range rep.Tasks {
 		if t.SubtasksVary {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)

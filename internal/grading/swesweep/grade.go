@@ -39,6 +39,10 @@ type Options struct {
 	TestUser sandbox.Identity
 	// Deadline is when the result must be written; zero means none.
 	Deadline time.Time
+	// FlakeRechecks is R of the flake re-check (recheck.go): a visible regression is re-run up
+	// to R times and cleared when it passes once. 0, the default, counts every regression, as
+	// SWE-sweep does; at most MaxFlakeRechecks; agent grading only.
+	FlakeRechecks int
 	// Log receives progress and the output of every command.
 	Log io.Writer
 }
@@ -53,6 +57,8 @@ type Eval struct {
 	Build       []StepReport `json:"build,omitempty"`
 	Visible     *SuiteReport `json:"visible,omitempty"`
 	Regressions []string     `json:"regressions"`
+	// FlakeRecheck is what the flake re-check ran and cleared; absent when it is off.
+	FlakeRecheck *RecheckReport `json:"flake_recheck,omitempty"`
 	// VisibleTests is every visible test's outcome, spelled as SWE-sweep's eval.json does
 	// ("passed", "failed", "error", "skipped"), so that a trial can be re-scored offline.
 	VisibleTests map[string]string `json:"visible_tests"`
@@ -295,6 +301,9 @@ func newGrader(o Options, ev *Eval) (*grader, error) {
 			return nil, fmt.Errorf("the %s %s is inside the workdir %s, which the tests may write: keep it outside", kept.name, kept.dir, workdir)
 		}
 	}
+	if err := checkFlakeRechecks(o); err != nil {
+		return nil, err
+	}
 	if o.TestUser.UID == 0 || o.TestUser.GID == 0 {
 		return nil, fmt.Errorf("the test identity is %d:%d: the build and the tests must run as an unprivileged uid and gid (--test-uid)", o.TestUser.UID, o.TestUser.GID)
 	}
@@ -434,7 +443,13 @@ func (g *grader) gradeAgent(ctx context.Context) (Reward, error) {
 	r, err := g.gradeSteps(ctx, applied)
 	var h *hang
 	if errors.As(err, &h) {
-		return g.attribute(ctx, h, applied)
+		r, err = g.attribute(ctx, h, applied)
+	}
+	if g.o.FlakeRechecks > 0 {
+		r.Rechecked = true
+		if g.ev.FlakeRecheck != nil {
+			r.RegressionsCleared = len(g.ev.FlakeRecheck.Cleared)
+		}
 	}
 	return r, err
 }
@@ -474,6 +489,11 @@ func (g *grader) gradeSteps(ctx context.Context, applied bool) (Reward, error) {
 	})
 	if err != nil {
 		return Reward{}, err
+	}
+	if g.o.FlakeRechecks > 0 {
+		if err := g.timed("recheck", func() error { return g.recheck(ctx) }); err != nil {
+			return Reward{}, err
+		}
 	}
 	return Score(len(g.bugs), outcomes, Visible{Measured: g.visibleMeasured, Regressions: len(g.ev.Regressions)}, applied, true), nil
 }

@@ -117,11 +117,17 @@ type Reward struct {
 	AgentPatchApplied int
 	AgentBuildOK      int
 	GraderFailed      int
+	// Rechecked: the flake re-check was on, so the result carries RegressionsCleared, the
+	// regressions it cleared (reward.KeyRegressionsCleared); off, the result has SWE-sweep's
+	// nine keys only.
+	Rechecked          bool
+	RegressionsCleared int
 }
 
-// Result is the reward as the verifier's result: all nine keys, every one a number.
+// Result is the reward as the verifier's result: all nine keys, every one a number, and the
+// re-check's figure when it was on.
 func (r Reward) Result() reward.Result {
-	return reward.Result{
+	res := reward.Result{
 		reward.KeyReward:       r.Reward,
 		reward.KeySubtasks:     float64(r.NSubtasks),
 		reward.KeyResolved:     float64(r.NResolved),
@@ -132,6 +138,10 @@ func (r Reward) Result() reward.Result {
 		reward.KeyBuildOK:      float64(r.AgentBuildOK),
 		reward.KeyGraderFailed: float64(r.GraderFailed),
 	}
+	if r.Rechecked {
+		res[reward.KeyRegressionsCleared] = float64(r.RegressionsCleared)
+	}
+	return res
 }
 
 // Visible is what the visible suite showed: Measured is false when it produced no results to
