@@ -127,7 +127,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		campaign.Summarize(st, int(st.Tasks), int(st.Trials.Total), campaign.FinalTrials(all), unseen.Len())
 		problem.Decision(run).Apply(st, now)
 		campaign.SetStanding(run, nil)
-		return ctrl.Result{RequeueAfter: campaign.TaskRecheck}, nil
+		return ctrl.Result{RequeueAfter: campaign.ExclusionsRecheck}, nil
 	}
 	st.Images = provenance.PinImages(st.Images, all)
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)

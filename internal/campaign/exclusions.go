@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,8 +23,12 @@ type ExclusionsProblem struct {
 	Reason, Message string
 }
 
+// ExclusionsRecheck is how often a campaign held by its exclusion list reads it again: the
+// manager caches and watches only task ConfigMaps, so fixing the list wakes nothing.
+const ExclusionsRecheck = 5 * time.Second
+
 // Decision is the phase and conditions of campaign run while its list cannot be applied:
-// Pending, looking again after TaskRecheck (editing a ConfigMap also wakes it).
+// Pending, reading it again after ExclusionsRecheck.
 func (p *ExclusionsProblem) Decision(run *evalv1.SweepRun) Decision {
 	return Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{{
 		Type: evalv1.SweepRunProgressing, Status: metav1.ConditionFalse, Reason: p.Reason, ObservedGeneration: run.Generation,
