@@ -102,7 +102,7 @@ type jobConfig struct {
 	JobName string `json:"job_name"`
 	Agent   string `json:"agent"`
 	// NTrials is left out of the store's job folder, which is written before its trials.
-	NTrials  int               `json:"n_trials,omitempty"`
+	NTrials    int               `json:"n_trials,omitempty"`
 	Exporter   string            `json:"exported_by"`
 	Images     map[string]string `json:"images,omitempty"`
 	Exclusions *Exclusions       `json:"exclusions,omitempty"`
