@@ -303,6 +303,7 @@ type RetryStatus struct {
 // +kubebuilder:printcolumn:name="Resolved",type=string,JSONPath=`.status.bugsResolved`
 // +kubebuilder:printcolumn:name="Bugs",type=integer,JSONPath=`.status.bugsTotal`,priority=1
 // +kubebuilder:printcolumn:name="Failures",type=integer,JSONPath=`.status.evaluationFailures`,priority=1
+// +kubebuilder:printcolumn:name="Excluded",type=integer,JSONPath=`.status.exclusions.bugsExcluded`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SweepRun struct {
 	metav1.TypeMeta   `json:",inline"`
