@@ -121,13 +121,10 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 		seen.Insert(all[i].Name)
 	}
 	unseen := r.created.Unseen(client.ObjectKeyFromObject(run), seen)
-	// A list that cannot be applied holds the campaign, its counts as recorded, until it is
-	// fixed; a refused bug subset fails it instead.
+	// A list that cannot be applied holds the campaign until it is fixed; a refused bug subset
+	// fails it instead.
 	if problem != nil && (refusal == nil || st.Trials.Created > 0) {
-		campaign.Summarize(st, int(st.Tasks), int(st.Trials.Total), campaign.FinalTrials(all), unseen.Len())
-		problem.Decision(run).Apply(st, now)
-		campaign.SetStanding(run, nil)
-		return ctrl.Result{RequeueAfter: campaign.ExclusionsRecheck}, nil
+		return holdForExclusions(run, problem, all, unseen.Len(), now), nil
 	}
 	st.Images = provenance.PinImages(st.Images, all)
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
@@ -156,11 +153,10 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	}
 	if !decision.WaitForTasks && !decision.Complete {
 		toCreate := campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend || st.Guard.Holds())
-		if len(toCreate) > 0 && excl != nil {
+		if len(toCreate) > 0 {
 			if err := r.freezeExclusions(ctx, run, excl); err != nil {
 				return ctrl.Result{}, err
 			}
-			st.Exclusions.Snapshot = campaign.ExclusionsSnapshotName(run.Name)
 		}
 		for _, p := range toCreate {
 			if err := r.createTrial(ctx, run, p); err != nil {

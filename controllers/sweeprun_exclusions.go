@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -111,10 +113,28 @@ func (r *SweepRunReconciler) getConfigMap(ctx context.Context, namespace, name s
 	return cm, nil
 }
 
-// freezeExclusions copies the list into the campaign's immutable snapshot, which the SweepRun
-// owns, before its first trial is created.
+// holdForExclusions is the status of a campaign whose list cannot be applied: its counts as
+// recorded, Pending with the problem, reading the list again after ExclusionsRecheck.
+func holdForExclusions(run *evalv1.SweepRun, problem *campaign.ExclusionsProblem, all []evalv1.TaskTrial, unseen int, now time.Time) ctrl.Result {
+	st := &run.Status
+	// Counts of a list read before, and never applied, are not the campaign's.
+	if st.Exclusions != nil && st.Exclusions.Snapshot == "" {
+		st.Exclusions = nil
+	}
+	campaign.Summarize(st, int(st.Tasks), int(st.Trials.Total), campaign.FinalTrials(all), unseen)
+	problem.Decision(run).Apply(st, now)
+	campaign.SetStanding(run, nil)
+	return ctrl.Result{RequeueAfter: campaign.ExclusionsRecheck}
+}
+
+// freezeExclusions copies the list (nil: the campaign applies none) into the campaign's
+// immutable snapshot, which the SweepRun owns, before its first trial is created.
 func (r *SweepRunReconciler) freezeExclusions(ctx context.Context, run *evalv1.SweepRun, l *exclusionList) error {
+	if l == nil {
+		return nil
+	}
 	if l.frozen {
+		run.Status.Exclusions.Snapshot = campaign.ExclusionsSnapshotName(run.Name)
 		return nil
 	}
 	snapshot := &corev1.ConfigMap{
@@ -133,6 +153,7 @@ func (r *SweepRunReconciler) freezeExclusions(ctx context.Context, run *evalv1.S
 	}
 	l.frozen = true
 	r.frozen.remember(client.ObjectKeyFromObject(run), run.UID, l)
+	run.Status.Exclusions.Snapshot = snapshot.Name
 	return nil
 }
 
