@@ -114,7 +114,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: opts.SweepRunConcurrency,
+	if err := (&SweepRunReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), MaxConcurrentReconciles: opts.SweepRunConcurrency,
 		Events: mgr.GetEventRecorder(EventSource), Stores: opts.Stores}).SetupWithManager(mgr); err != nil {
 		return err
 	}

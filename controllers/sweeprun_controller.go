@@ -35,6 +35,9 @@ type SweepRunReconciler struct {
 	Events events.EventRecorder
 	// Stores are the artifact stores of the campaigns' records, for status.record.
 	Stores *Stores
+	// APIReader reads exclusion lists, which the manager's cache (task ConfigMaps only) does
+	// not hold.
+	APIReader client.Reader
 
 	created campaign.CreatedTrials
 	// superseded remembers the trials a retry marked superseded until the cache shows the
@@ -42,12 +45,14 @@ type SweepRunReconciler struct {
 	// regrade marked, so that their reruns regrade.
 	superseded campaign.CreatedTrials
 	regraded   campaign.CreatedTrials
+	// frozen keeps the campaigns' snapshotted exclusion lists, read once.
+	frozen frozenLists
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;patch;deletecollection
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
 
 // Reconcile gathers the campaign's changes and writes its status once.
 func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -57,6 +62,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			r.created.Forget(req.NamespacedName)
 			r.superseded.Forget(req.NamespacedName)
 			r.regraded.Forget(req.NamespacedName)
+			r.frozen.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -105,11 +111,21 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	refusal := campaign.CheckBugs(run.Spec.Tasks.Bugs, tasks)
+	tasks, excl, problem, err := r.applyExclusions(ctx, run, tasks)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	seen := sets.New[string]()
 	for i := range all {
 		seen.Insert(all[i].Name)
 	}
 	unseen := r.created.Unseen(client.ObjectKeyFromObject(run), seen)
+	// A list that cannot be applied holds the campaign until it is fixed; a refused bug subset
+	// fails it instead.
+	if problem != nil && (refusal == nil || st.Trials.Created > 0) {
+		return holdForExclusions(run, problem, all, unseen.Len(), now), nil
+	}
 	st.Images = provenance.PinImages(st.Images, all)
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
 	exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
@@ -132,11 +148,17 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	decision := campaign.Decide(run, missing, len(plan))
 	// A bug subset no trial can grade fails the campaign before its first trial; spec.tasks
 	// is immutable, so the refusal is final. A campaign with trials already goes on as it is.
-	if refusal := campaign.CheckBugs(run.Spec.Tasks.Bugs, tasks); refusal != nil && st.Trials.Created == 0 {
+	if refusal != nil && st.Trials.Created == 0 {
 		decision = refusal.Decision(run)
 	}
 	if !decision.WaitForTasks && !decision.Complete {
-		for _, p := range campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend || st.Guard.Holds()) {
+		toCreate := campaign.ToCreate(plan, exists, campaign.Unfinished(st.Trials), run.Spec.Parallelism, run.Spec.Suspend || st.Guard.Holds())
+		if len(toCreate) > 0 {
+			if err := r.freezeExclusions(ctx, run, excl); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		for _, p := range toCreate {
 			if err := r.createTrial(ctx, run, p); err != nil {
 				return ctrl.Result{}, err
 			}

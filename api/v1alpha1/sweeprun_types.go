@@ -19,6 +19,20 @@ type TaskSelection struct {
 	// Bugs restricts grading to these bug ids, per task name.
 	// +optional
 	Bugs map[string][]string `json:"bugs,omitempty"`
+	// Exclusions applies a catalogue's exclusion list: the bugs and tasks it lists are left
+	// out of the campaign and of its score's denominator.
+	// +optional
+	Exclusions *TaskExclusions `json:"exclusions,omitempty"`
+}
+
+// TaskExclusions names the exclusion list a campaign applies.
+type TaskExclusions struct {
+	// ConfigMapName is a ConfigMap in the SweepRun's namespace holding the list (format
+	// sweep-exclusions/1) under the key exclusions.json. The controller copies it when the
+	// campaign creates its first trial, so that later edits do not change the campaign.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMapName string `json:"configMapName"`
 }
 
 // SweepRunSpec is one campaign.
@@ -200,6 +214,41 @@ type SweepRunStatus struct {
 	// +listType=map
 	// +listMapKey=image
 	Images []PinnedImage `json:"images,omitempty"`
+	// Exclusions is what spec.tasks.exclusions left out of the campaign.
+	// +optional
+	Exclusions *ExclusionsStatus `json:"exclusions,omitempty"`
+}
+
+// ExclusionsStatus is the exclusion list a campaign applied and what it left out. The list
+// itself is in Snapshot, not here: a list over 10,000 tasks would not fit a status.
+type ExclusionsStatus struct {
+	// ConfigMapName is spec.tasks.exclusions.configMapName.
+	ConfigMapName string `json:"configMapName"`
+	// Snapshot is the immutable copy of the list the campaign applies, a ConfigMap the
+	// SweepRun owns, made when it created its first trial; empty until then.
+	// +optional
+	Snapshot string `json:"snapshot,omitempty"`
+	// SHA256 is the digest of the list's bytes (key exclusions.json).
+	SHA256 string `json:"sha256"`
+	// TasksExcluded are the selected tasks left out whole (a whole-task entry, or every bug
+	// graded excluded); BugsExcluded the bugs the score's denominator no longer counts, those
+	// of the tasks left out whole included.
+	TasksExcluded int32 `json:"tasksExcluded"`
+	BugsExcluded  int32 `json:"bugsExcluded"`
+	// ByReason counts them by the list's reasons (broken, trivial, flaky, listed): a bug under
+	// its entry's reason, a task left out whole under its entry's, or, when every bug of it was
+	// excluded, under the reason most of them have.
+	// +optional
+	// +listType=map
+	// +listMapKey=reason
+	ByReason []ExclusionCount `json:"byReason,omitempty"`
+}
+
+// ExclusionCount is how many tasks and bugs an exclusion list left out for one reason.
+type ExclusionCount struct {
+	Reason string `json:"reason"`
+	Tasks  int32  `json:"tasks"`
+	Bugs   int32  `json:"bugs"`
 }
 
 // JobRecordStatus is a campaign's job folder in the artifact store.
@@ -258,6 +307,7 @@ type RetryStatus struct {
 // +kubebuilder:printcolumn:name="Resolved",type=string,JSONPath=`.status.bugsResolved`
 // +kubebuilder:printcolumn:name="Bugs",type=integer,JSONPath=`.status.bugsTotal`,priority=1
 // +kubebuilder:printcolumn:name="Failures",type=integer,JSONPath=`.status.evaluationFailures`,priority=1
+// +kubebuilder:printcolumn:name="Excluded",type=integer,JSONPath=`.status.exclusions.bugsExcluded`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SweepRun struct {
 	metav1.TypeMeta   `json:",inline"`

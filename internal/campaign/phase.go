@@ -45,6 +45,11 @@ func Decide(run *evalv1.SweepRun, missing []string, planned int) Decision {
 			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.TasksNotFound,
 				fmt.Sprintf("no task ConfigMap labelled %s for: %s; apply the task catalogue", evalv1.LabelTask, strings.Join(missing, ", "))),
 		}}
+	case planned == 0 && st.Exclusions != nil && st.Exclusions.TasksExcluded > 0:
+		return Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
+			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.NoTasksSelected,
+				fmt.Sprintf("the exclusion list of configmap %s leaves out every task spec.tasks selects (%d): select other tasks, or apply a list that leaves some", st.Exclusions.ConfigMapName, st.Exclusions.TasksExcluded)),
+		}}
 	case planned == 0:
 		return Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
 			cond(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.NoTasksSelected,

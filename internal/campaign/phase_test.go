@@ -33,6 +33,10 @@ func TestDecide(t *testing.T) {
 		"no tasks selected": {want: Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
 			condition(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.NoTasksSelected,
 				"spec.tasks selects no task ConfigMap in this namespace; apply the task catalogue or fix the selection")}}},
+		"every task excluded": {status: evalv1.SweepRunStatus{Exclusions: &evalv1.ExclusionsStatus{ConfigMapName: "excl", TasksExcluded: 2}},
+			want: Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
+				condition(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.NoTasksSelected,
+					"the exclusion list of configmap excl leaves out every task spec.tasks selects (2): select other tasks, or apply a list that leaves some")}}},
 		"missing wins over finished": {missing: []string{"a"}, planned: 4, status: evalv1.SweepRunStatus{Trials: finished, GradedTrials: 3},
 			want: Decision{Phase: evalv1.SweepRunPending, WaitForTasks: true, Set: []metav1.Condition{
 				condition(evalv1.SweepRunProgressing, metav1.ConditionFalse, reasons.TasksNotFound, "no task ConfigMap labelled eval.sweep.dev/task for: a; apply the task catalogue")}}},

@@ -51,6 +51,9 @@ func boundedName(raw string) string {
 type Task struct {
 	Name      string
 	ConfigMap *corev1.ConfigMap
+	// Bugs are the bugs its trials grade once an exclusion list is applied (ApplyExclusions);
+	// nil grades spec.tasks.bugs' subset of it, or all its bugs.
+	Bugs []string
 }
 
 // SelectTasks picks the task ConfigMaps a selection names, sorted by task name, and reports the
@@ -150,7 +153,11 @@ func TrialSpec(run *evalv1.SweepRun, task Task, attempt int32) evalv1.TaskTrialS
 		spec.Agent.Patch.SecretName = secret
 	}
 	// Each bug once, as SWE-sweep's harness takes a subset: BugsTotal bounds n_subtasks.
-	if bugs := sweepbundle.Unique(run.Spec.Tasks.Bugs[task.Name]); len(bugs) > 0 {
+	bugs := task.Bugs
+	if bugs == nil {
+		bugs = sweepbundle.Unique(run.Spec.Tasks.Bugs[task.Name])
+	}
+	if len(bugs) > 0 {
 		spec.Bugs = bugs
 		spec.BugsTotal = int32(len(bugs))
 	}

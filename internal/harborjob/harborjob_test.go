@@ -2,6 +2,7 @@ package harborjob
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -300,5 +301,32 @@ func TestTrialFiles(t *testing.T) {
 		if _, err := TrialFiles(job, bad); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// The job's config.json records the exclusion list the campaign applied, and says nothing of
+// one when it applied none.
+func TestJobConfigExclusions(t *testing.T) {
+	job := Job{Name: "curated", Agent: "nop", Exclusions: &Exclusions{ConfigMap: "excl", SHA256: "5ef2", TasksExcluded: 1, BugsExcluded: 3,
+		ByReason: map[string]ExclusionCount{"flaky": {Bugs: 1}, "trivial": {Tasks: 1, Bugs: 2}}}}
+	got, err := JobConfig(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Exclusions *Exclusions `json:"exclusions"`
+	}
+	if err := json.Unmarshal(got, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(job.Exclusions, cfg.Exclusions); d != "" {
+		t.Errorf("config.json's exclusions (-want +got):\n%s", d)
+	}
+	if !strings.Contains(string(got), `"by_reason": {`) || !strings.Contains(string(got), `"tasks_excluded": 1`) {
+		t.Errorf("config.json = %s", got)
+	}
+	none, err := JobConfig(Job{Name: "plain"})
+	if err != nil || strings.Contains(string(none), "exclusions") {
+		t.Errorf("config.json of a campaign without a list = %s, %v", none, err)
 	}
 }

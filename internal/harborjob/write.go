@@ -24,7 +24,26 @@ type Job struct {
 	Writer string
 	// Images are the image references the campaign pinned and the digests they resolved to.
 	Images map[string]string
-	Trials []Trial
+	// Exclusions is the exclusion list the campaign applied; nil when none.
+	Exclusions *Exclusions
+	Trials     []Trial
+}
+
+// Exclusions records the exclusion list a campaign applied in its job's config.json: the
+// ConfigMap it came from, the digest of its bytes, and what it left out of the score, by
+// reason (tasks and bugs).
+type Exclusions struct {
+	ConfigMap     string                    `json:"configmap"`
+	SHA256        string                    `json:"sha256"`
+	TasksExcluded int                       `json:"tasks_excluded"`
+	BugsExcluded  int                       `json:"bugs_excluded"`
+	ByReason      map[string]ExclusionCount `json:"by_reason"`
+}
+
+// ExclusionCount is how many tasks and bugs a list left out for one reason.
+type ExclusionCount struct {
+	Tasks int `json:"tasks"`
+	Bugs  int `json:"bugs"`
 }
 
 // Trial is one trial's results. Rewards is nil when the trial was not measured; then
@@ -83,9 +102,10 @@ type jobConfig struct {
 	JobName string `json:"job_name"`
 	Agent   string `json:"agent"`
 	// NTrials is left out of the store's job folder, which is written before its trials.
-	NTrials  int               `json:"n_trials,omitempty"`
-	Exporter string            `json:"exported_by"`
-	Images   map[string]string `json:"images,omitempty"`
+	NTrials    int               `json:"n_trials,omitempty"`
+	Exporter   string            `json:"exported_by"`
+	Images     map[string]string `json:"images,omitempty"`
+	Exclusions *Exclusions       `json:"exclusions,omitempty"`
 }
 
 type trialConfig struct {
@@ -173,7 +193,7 @@ func JobConfig(job Job) ([]byte, error) {
 	if writer == "" {
 		writer = "sweep export"
 	}
-	return encodeJSON(jobConfig{JobName: job.Name, Agent: job.Agent, NTrials: len(job.Trials), Exporter: writer, Images: job.Images})
+	return encodeJSON(jobConfig{JobName: job.Name, Agent: job.Agent, NTrials: len(job.Trials), Exporter: writer, Images: job.Images, Exclusions: job.Exclusions})
 }
 
 // TrialFiles are the files of t's trial folder by slash path below it: config.json,

@@ -49,6 +49,13 @@ func Job(run *evalv1.SweepRun, writer string) harborjob.Job {
 			job.Images[im.Image] = im.Digest
 		}
 	}
+	if e := run.Status.Exclusions; e != nil {
+		job.Exclusions = &harborjob.Exclusions{ConfigMap: e.ConfigMapName, SHA256: e.SHA256,
+			TasksExcluded: int(e.TasksExcluded), BugsExcluded: int(e.BugsExcluded), ByReason: map[string]harborjob.ExclusionCount{}}
+		for _, c := range e.ByReason {
+			job.Exclusions.ByReason[c.Reason] = harborjob.ExclusionCount{Tasks: int(c.Tasks), Bugs: int(c.Bugs)}
+		}
+	}
 	return job
 }
 

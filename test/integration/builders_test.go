@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/exclusions"
 )
 
 const taskTOML = `
@@ -118,6 +119,12 @@ func (w *runWrapper) bugs(task string, ids ...string) *runWrapper {
 	w.Spec.Tasks.Bugs = map[string][]string{task: append([]string{}, ids...)}
 	return w
 }
+
+// exclusions applies the exclusion list of ConfigMap name.
+func (w *runWrapper) exclusions(name string) *runWrapper {
+	w.Spec.Tasks.Exclusions = &evalv1.TaskExclusions{ConfigMapName: name}
+	return w
+}
 func (w *runWrapper) obj() *evalv1.SweepRun { return &w.SweepRun }
 
 func (w *runWrapper) create() *evalv1.SweepRun {
@@ -133,4 +140,13 @@ func newNamespace() string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("it-%d", nsCount)}}
 	ExpectWithOffset(1, k8s.Create(context.Background(), ns)).To(Succeed())
 	return ns.Name
+}
+
+// exclusionList is an exclusion list's ConfigMap holding entries, encoded as
+// `sweep tasks check` writes them.
+func exclusionList(ns, name string, entries ...exclusions.Entry) *corev1.ConfigMap {
+	data, err := exclusions.List{Entries: entries}.Encode()
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Data: map[string]string{exclusions.ConfigMapKey: string(data)}}
 }

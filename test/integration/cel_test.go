@@ -69,6 +69,12 @@ var _ = Describe("SweepRun validation by the API server", func() {
 		Expect(err.Error()).To(ContainSubstring("spec.tasks is immutable: create a new SweepRun to change the task selection"))
 
 		changed = run.DeepCopy()
+		changed.Spec.Tasks.Exclusions = &evalv1.TaskExclusions{ConfigMapName: "excl"}
+		err = k8s.Update(ctx, changed)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("spec.tasks is immutable"), "an exclusion list cannot be added to a campaign")
+
+		changed = run.DeepCopy()
 		changed.Spec.Agent = evalv1.AgentSpec{Nop: &evalv1.NopAgent{}}
 		err = k8s.Update(ctx, changed)
 		Expect(err).To(HaveOccurred())

@@ -19,6 +19,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
+	"github.com/swe-sweep/sweep-operator/internal/exclusions"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 )
 
@@ -73,20 +74,39 @@ func cannotReadSecrets(as client.Client, ns string) {
 	Expect(apierrors.IsForbidden(err)).To(BeTrue(), "list every Secret: %v", err)
 }
 
+// managerOnClusterRole starts the manager as a user of its own bound to its generated
+// ClusterRole, for a scenario in namespace ns.
+func managerOnClusterRole(ns string) (stop func(), as client.Client) {
+	role := managerRole("sweep-operator-manager-" + ns)
+	userCfg, as := managerUser("sweep-manager-" + ns)
+	Expect(k8s.Create(context.Background(), &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "sweep-manager-" + ns}},
+	})).To(Succeed())
+	return startManagerAs(userCfg, nil), as
+}
+
 var _ = Describe("the manager on its own RBAC", func() {
 	It("runs a campaign on its ClusterRole, which creates Secrets and reads none", func() {
 		ns := newNamespace()
-		role := managerRole("sweep-operator-manager-" + ns)
-		userCfg, as := managerUser("sweep-manager-" + ns)
-		Expect(k8s.Create(context.Background(), &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "sweep-manager-" + ns}},
-		})).To(Succeed())
-		stop := startManagerAs(userCfg, nil)
+		stop, as := managerOnClusterRole(ns)
 		defer stop()
 		runsOneTrial(kubelet{ns: ns}, "rbac")
 		cannotReadSecrets(as, ns)
+	})
+
+	It("applies an exclusion list on its ClusterRole: it reads the list and creates the campaign's snapshot of it", func() {
+		ns := newNamespace()
+		stop, _ := managerOnClusterRole(ns)
+		defer stop()
+		makeTask(ns, "calc", 4).bugIDs("b1", "b2", "b3", "b4").create()
+		Expect(k8s.Create(context.Background(), exclusionList(ns, "excl", exclusions.Entry{Task: "calc", Bug: "b4", Reason: exclusions.Flaky}))).To(Succeed())
+		makeRun(ns, "rbac-excl").exclusions("excl").create()
+		name := campaign.TrialName("rbac-excl", "calc", 1)
+		Eventually(trialsIn(ns), timeout, poll).Should(HaveLen(1))
+		Expect(kubelet{ns: ns}.trial(name).Spec.BugsTotal).To(Equal(int32(3)))
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: campaign.ExclusionsSnapshotName("rbac-excl")}, &corev1.ConfigMap{})).To(Succeed())
 	})
 
 	It("serves only the namespaces it watches, on RoleBindings there", func() {

@@ -88,7 +88,7 @@ func startManagerWithStores(cfg *rest.Config, namespaces []string, metricsOpts m
 		StartTimeout: time.Minute, MaxConcurrentReconciles: 4, Events: mgr.GetEventRecorder(controllers.EventSource),
 		Stores: stores,
 	}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&controllers.SweepRunReconciler{Client: mgr.GetClient(), MaxConcurrentReconciles: 1,
+	Expect((&controllers.SweepRunReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), MaxConcurrentReconciles: 1,
 		Events: mgr.GetEventRecorder(controllers.EventSource), Stores: stores}).SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

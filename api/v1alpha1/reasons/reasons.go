@@ -176,3 +176,17 @@ const (
 	// with `sweep tasks bundle` if it has one, or grade all its bugs.
 	BugSubsetUnsupported string = "BugSubsetUnsupported"
 )
+
+// Reasons a campaign's exclusion list (SweepRun spec.tasks.exclusions) cannot be applied: the
+// campaign waits (Pending, Progressing false) without creating a trial, and starts once the
+// ConfigMap is fixed; the message names the ConfigMap, the key, the problem and the fix.
+const (
+	// ExclusionsNotFound: the ConfigMap spec.tasks.exclusions names, or its key
+	// exclusions.json, does not exist in the SweepRun's namespace (or the campaign's snapshot
+	// of it is gone). Apply the list, e.g. the one `sweep tasks check --repeat N` writes.
+	ExclusionsNotFound string = "ExclusionsNotFound"
+	// InvalidExclusions: the list is not a sweep-exclusions/1 list, an entry is wrong (the
+	// message names it), or it excludes bugs of a task whose ConfigMap lists no bug ids.
+	// Fix the ConfigMap.
+	InvalidExclusions string = "InvalidExclusions"
+)

@@ -23,6 +23,7 @@ var all = map[string]string{
 	Retrying:              "Retrying", VerdictsAgree: "VerdictsAgree", VerdictsDiffer: "VerdictsDiffer",
 	EmptyBugSubset: "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 	StoreUnavailable: "StoreUnavailable", RecordWritten: "RecordWritten",
+	ExclusionsNotFound: "ExclusionsNotFound", InvalidExclusions: "InvalidExclusions",
 }
 
 func TestValues(t *testing.T) {
@@ -31,8 +32,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 42 {
-		t.Errorf("%d reasons pinned, want 42: pin a new reason here", len(all))
+	if len(all) != 44 {
+		t.Errorf("%d reasons pinned, want 44: pin a new reason here", len(all))
 	}
 }
 

@@ -104,3 +104,57 @@ func TestInfoClusterPassAt(t *testing.T) {
 		t.Errorf("cluster and export differ (-cluster +export):\n%s", diff)
 	}
 }
+
+// A campaign that applied an exclusion list says, below SWE-sweep's report, how many tasks and
+// bugs it left out and why; the JSON adds them under "exclusions", SWE-sweep's keys unchanged.
+func TestInfoClusterExclusions(t *testing.T) {
+	srv := clitest.APIServer(t)
+	ns := srv.Namespace(t)
+	ctx := context.Background()
+	run := clitest.MakeRun(ns, "curated").Tasks("calc", "semver").Create(t, srv.Client)
+	run.Status.Exclusions = &evalv1.ExclusionsStatus{ConfigMapName: "excl", Snapshot: campaign.ExclusionsSnapshotName("curated"),
+		SHA256: "5ef2bba8a8a32d5e6f0d52bf2a1b3d8dbf98f65b0ebc3e1f35c0e04c9a44f1c0", TasksExcluded: 1, BugsExcluded: 3,
+		ByReason: []evalv1.ExclusionCount{{Reason: "trivial", Tasks: 1, Bugs: 2}, {Reason: "flaky", Bugs: 1}}}
+	clitest.Must(t, srv.Client.Status().Update(ctx, run))
+	clitest.MakeTrial(run, "calc", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 1, true)).Create(t, srv.Client)
+	clitest.MakeTrial(run, "semver", 1).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 2, true)).Create(t, srv.Client)
+
+	out, _, err := clitest.Execute(ctx, &info.Options{Cluster: srv.Cluster(ns), Format: clioptions.OutputTable}, "curated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `graded tasks:                            2
+graded bugs:                             4
+bugs resolved in regression-free tasks:  3.00
+score:                                   0.7500
+score ignoring regressions:              0.7500
+mean task reward:                        0.7500
+evaluation failures:                     0
+
+excluded by sweeprun curated:  configmap excl (sha256 5ef2bba8a8a3), not in the score
+tasks excluded:                1 (trivial 1)
+bugs excluded:                 3 (trivial 2, flaky 1)
+`
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("table (-want +got):\n%s", d)
+	}
+
+	out, _, err = clitest.Execute(ctx, &info.Options{Cluster: srv.Cluster(ns), Format: clioptions.OutputJSON}, "curated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary    map[string]any   `json:"summary"`
+		Exclusions []map[string]any `json:"exclusions"`
+	}
+	clitest.Must(t, json.Unmarshal([]byte(out), &doc))
+	wantExcl := []map[string]any{{"sweeprun": "curated", "configmap": "excl", "sha256": "5ef2bba8a8a32d5e6f0d52bf2a1b3d8dbf98f65b0ebc3e1f35c0e04c9a44f1c0",
+		"tasks_excluded": 1.0, "bugs_excluded": 3.0, "by_reason": []any{
+			map[string]any{"reason": "trivial", "tasks": 1.0, "bugs": 2.0}, map[string]any{"reason": "flaky", "tasks": 0.0, "bugs": 1.0}}}}
+	if d := cmp.Diff(wantExcl, doc.Exclusions); d != "" {
+		t.Errorf("exclusions (-want +got):\n%s", d)
+	}
+	if doc.Summary["graded_bugs"] != 4.0 {
+		t.Errorf("summary %v, want graded_bugs 4", doc.Summary)
+	}
+}

@@ -61,17 +61,20 @@ func (o *Options) Validate() error {
 	return clioptions.CheckOutput(o.Format)
 }
 
-// passAtDocument is the JSON report with pass@k: SWE-sweep's keys, and pass_at_k beside them.
-type passAtDocument struct {
+// document is the JSON report: SWE-sweep's keys, and beside them pass_at_k when asked and
+// exclusions when a campaign applied a list.
+type document struct {
 	report.Document
-	PassAtK passk.Report `json:"pass_at_k"`
+	PassAtK    *passk.Report       `json:"pass_at_k,omitempty"`
+	Exclusions []report.Exclusions `json:"exclusions,omitempty"`
 }
 
 func (o *Options) Run(ctx context.Context) error {
-	trials, err := CollectTrials(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
+	trials, runs, err := collect(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
 	if err != nil {
 		return err
 	}
+	excluded := exclusionsOf(runs)
 	rep := scoring.Score(ScoringTrials(trials))
 	if note := swebenchVerdicts(trials); note != "" {
 		fmt.Fprintln(o.ErrOut, note)
@@ -84,23 +87,47 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
 		}
 	}
-	if len(o.PassAt) == 0 {
-		return clioptions.Write(o.Out, o.Format, report.NewDocument(rep), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
-	}
-	pk := passk.Compute(trials, o.PassAt)
-	for _, t := range pk.Tasks {
-		if t.Note != "" {
-			fmt.Fprintf(o.ErrOut, "pass@k: task %s is scored per task, not per bug: %s\n", t.Task, t.Note)
+	doc := document{Document: report.NewDocument(rep), Exclusions: excluded}
+	if len(o.PassAt) > 0 {
+		pk := passk.Compute(trials, o.PassAt)
+		for _, t := range pk.Tasks {
+			if t.Note != "" {
+				fmt.Fprintf(o.ErrOut, "pass@k: task %s is scored per task, not per bug: %s\n", t.Task, t.Note)
+			}
 		}
+		doc.PassAtK = &pk
 	}
-	doc := passAtDocument{Document: report.NewDocument(rep), PassAtK: pk}
 	return clioptions.Write(o.Out, o.Format, doc, func(w io.Writer) error {
 		if err := report.WriteText(w, rep, o.PerTask); err != nil {
 			return err
 		}
+		if err := report.WriteExclusions(w, excluded); err != nil {
+			return err
+		}
+		if doc.PassAtK == nil {
+			return nil
+		}
 		fmt.Fprintln(w)
-		return report.WritePassAtK(w, pk, o.PerTask)
+		return report.WritePassAtK(w, *doc.PassAtK, o.PerTask)
 	})
+}
+
+// exclusionsOf are the exclusion lists the campaigns applied, in the order given.
+func exclusionsOf(runs []*evalv1.SweepRun) []report.Exclusions {
+	var out []report.Exclusions
+	for _, run := range runs {
+		e := run.Status.Exclusions
+		if e == nil {
+			continue
+		}
+		x := report.Exclusions{SweepRun: run.Name, ConfigMap: e.ConfigMapName, SHA256: e.SHA256,
+			Tasks: int(e.TasksExcluded), Bugs: int(e.BugsExcluded), ByReason: []report.ReasonCount{}}
+		for _, c := range e.ByReason {
+			x.ByReason = append(x.ByReason, report.ReasonCount{Reason: c.Reason, Tasks: int(c.Tasks), Bugs: int(c.Bugs)})
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // ScoringTrials are the scoring inputs of trials.
@@ -119,13 +146,20 @@ func ScoringTrials(trials []passk.Trial) []scoring.Trial {
 // error, as they are for SWE-sweep. With perBug, each counted trial also gets what its
 // eval.json says of each bug (beside its reward.json, or in its results Secret).
 func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, error) {
+	trials, _, err := collect(ctx, cluster, errOut, sources, perBug)
+	return trials, err
+}
+
+// collect is CollectTrials that also returns the SweepRuns among the sources.
+func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, []*evalv1.SweepRun, error) {
 	var trials []passk.Trial
+	var runs []*evalv1.SweepRun
 	var dirs []string
 	for _, arg := range sources {
 		if storeread.IsURL(arg) {
 			read, err := storeTrials(ctx, errOut, arg, perBug)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			trials = append(trials, read...)
 			continue
@@ -133,15 +167,15 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 		st, statErr := os.Stat(arg)
 		switch {
 		case statErr == nil && !st.IsDir():
-			return nil, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
+			return nil, nil, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
 		case statErr != nil && strings.ContainsRune(arg, '/'):
 			// A SweepRun's name has no slash: this was meant as a directory.
-			return nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
+			return nil, nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
 		}
 		if statErr == nil {
 			read, err := dirTrials(errOut, arg, perBug)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			trials = append(trials, read...)
 			dirs = append(dirs, arg)
@@ -149,15 +183,16 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 		}
 		cl, ns, err := cluster.Client()
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
+			return nil, nil, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
 		}
 		run, err := campaigns.GetSweepRun(ctx, cl, ns, arg)
 		if err != nil {
-			return nil, fmt.Errorf("%w (%s is not a directory either)", err, arg)
+			return nil, nil, fmt.Errorf("%w (%s is not a directory either)", err, arg)
 		}
+		runs = append(runs, run)
 		items, err := campaigns.Trials(ctx, cl, run)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		campaign.SortAsExported(items)
 		unfinished := 0
@@ -178,9 +213,9 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 		}
 	}
 	if len(dirs) == len(sources) && len(trials) == 0 {
-		return nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
+		return nil, nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
 	}
-	return trials, nil
+	return trials, runs, nil
 }
 
 // dirTrials reads the trials of a Harbor job tree.

@@ -2,6 +2,7 @@ package swebenchcli
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
+	"github.com/swe-sweep/sweep-operator/internal/exclusions"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
@@ -306,4 +308,49 @@ func TestSwebenchReportErrors(t *testing.T) {
 	}
 	_, err = report("own", 1)
 	sweeptest.ErrorContains(t, err, "configmap "+ns+"/lost-import key import.json", "sweep swebench import")
+}
+
+// An instance the campaign's exclusion list leaves out is removed from the dataset, as
+// SWE-bench removes one: it is not in total_instances, and not an error instance.
+func TestSwebenchReportExclusions(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	ctx := context.Background()
+	out, _ := importSwebench(t, nil)
+	rendered, err := catalogue.Render(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.ApplyRendered(t, cl, ns, rendered)
+	run, err := campaigns.GetSweepRun(ctx, cl, ns, "swebench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := exclusions.List{Entries: []exclusions.Entry{{Task: taskName("calc__calc-2"), Reason: exclusions.Listed, Detail: "on the maintainers' list"}}}.Encode()
+	clitest.Must(t, err)
+	snapshot := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: campaign.ExclusionsSnapshotName("swebench")},
+		Data: map[string]string{exclusions.ConfigMapKey: string(list)}}
+	clitest.Must(t, cl.Create(ctx, snapshot))
+	run.Status.Exclusions = &evalv1.ExclusionsStatus{ConfigMapName: "excl", Snapshot: snapshot.Name, TasksExcluded: 1, BugsExcluded: 1,
+		ByReason: []evalv1.ExclusionCount{{Reason: "listed", Tasks: 1, Bugs: 1}}}
+	clitest.Must(t, cl.Status().Update(ctx, run))
+	swebenchTrial(t, cl, run, "calc__calc-1", evalv1.TrialSucceeded, map[string][]byte{
+		podcontract.RecordSWEBenchReport: []byte(`{"calc__calc-1": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true}}`),
+	})
+
+	stdout, stderr, err := clitest.Execute(ctx, reportOptions(srv.Cluster(ns)), "swebench")
+	if err != nil || stderr != "" {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	var rep swebench.CampaignReport
+	clitest.Must(t, json.Unmarshal([]byte(stdout), &rep))
+	// Of the dataset's 4 instances: calc-1 resolved, calc-3 an empty patch, calc-4 without a
+	// prediction, calc-2 excluded.
+	if rep.TotalInstances != 3 || rep.ResolvedInstances != 1 || rep.ErrorInstances != 0 || strings.Contains(stdout, "calc__calc-2") {
+		t.Errorf("report %s: want 3 instances, calc__calc-2 left out", stdout)
+	}
+
+	clitest.Must(t, cl.Delete(ctx, snapshot))
+	_, _, err = clitest.Execute(ctx, reportOptions(srv.Cluster(ns)), "swebench")
+	sweeptest.ErrorContains(t, err, "sweeprun swebench applies the exclusion list of configmap "+snapshot.Name+", which cannot be read")
 }

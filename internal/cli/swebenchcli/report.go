@@ -11,8 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
+	"github.com/swe-sweep/sweep-operator/internal/exclusions"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
@@ -75,6 +77,11 @@ func runReport(ctx context.Context, cl client.Client, ns, name string, attempt i
 	}
 	if imported {
 		g.version = record.GradingVersion
+		// SWE-bench removes an excluded instance from the dataset: it is not in
+		// total_instances, unlike an instance that errors.
+		if record.InstanceIDs, err = withoutExcluded(ctx, cl, run, record.InstanceIDs); err != nil {
+			return swebench.CampaignReport{}, 0, err
+		}
 	} else {
 		if len(g.finished) == 0 {
 			return swebench.CampaignReport{}, 0, fmt.Errorf("sweeprun %s has no trials of attempt %d yet: wait for it to start, or choose another --attempt", name, attempt)
@@ -211,6 +218,29 @@ func trialInstanceID(tr *evalv1.TaskTrial) (string, error) {
 		return "", fmt.Errorf("trial %s: task %s's task.toml has no [metadata] %s: reimport the task with `sweep swebench import`", tr.Name, tr.Spec.Task, MetadataInstanceID)
 	}
 	return id, nil
+}
+
+// withoutExcluded are the instances ids of run's import record that its exclusion list
+// (status.exclusions: its snapshot, or its ConfigMap before the first trial) does not exclude
+// whole; an instance's trials have no bugs, so only whole-task entries apply.
+func withoutExcluded(ctx context.Context, cl client.Client, run *evalv1.SweepRun, ids []string) ([]string, error) {
+	st := run.Status.Exclusions
+	if st == nil {
+		return ids, nil
+	}
+	name := st.Snapshot
+	if name == "" {
+		name = st.ConfigMapName
+	}
+	cm := &corev1.ConfigMap{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, cm); err != nil {
+		return nil, fmt.Errorf("sweeprun %s applies the exclusion list of configmap %s, which cannot be read: %w; the report leaves its excluded instances out", run.Name, name, err)
+	}
+	list, err := exclusions.Parse(campaign.ExclusionsSource(run.Namespace, name), []byte(cm.Data[exclusions.ConfigMapKey]))
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return list.Apply(taskName(id), nil, nil).WholeTask }), nil
 }
 
 // importRecordOf reads the import record of a campaign written by import, if any.
