@@ -144,7 +144,7 @@ func (o *CheckOptions) startRuns(ctx context.Context, cl client.Client, ns strin
 		if err := campaigns.CreateSweepRun(ctx, cl, run); err != nil {
 			return nil, fmt.Errorf("creating the %s sweeprun in namespace %s: %w", agent.Kind(), ns, campaigns.CreateHint(err))
 		}
-		fmt.Fprintf(o.ErrOut, "started sweeprun %s (%s agent, %d attempts)\n", run.Name, agent.Kind(), o.Repeat)
+		fmt.Fprintf(o.ErrOut, "started sweeprun %s (%s agent, attempts %d)\n", run.Name, agent.Kind(), o.Repeat)
 		runs[agent.Kind()] = run
 	}
 	return runs, nil

@@ -55,7 +55,7 @@ func TestTasksCheck(t *testing.T) {
 	err := clitest.Wait(t, "tasks check after both runs finished", done)
 	clitest.Golden(t, "tasks-check.txt", stdout.String())
 	sweeptest.ErrorContains(t, err, "1 of 3 bugs are not valid (trivial 1); no exclusion list was written", "sweep info "+names["oracle"]+" --per-task")
-	if errOut := stderr.String(); !strings.Contains(errOut, "started sweeprun "+names["oracle"]+" (oracle agent, 1 attempts)") {
+	if errOut := stderr.String(); !strings.Contains(errOut, "started sweeprun "+names["oracle"]+" (oracle agent, attempts 1)") {
 		t.Errorf("stderr = %q", errOut)
 	}
 }
