@@ -67,6 +67,9 @@ func (o *CheckOptions) Validate() error {
 		if len(o.Tasks) > 0 || o.Selector != "" || o.All {
 			return errors.New("flag --from-runs reports on the tasks of the two SweepRuns: leave out task names, -l/--selector and --all")
 		}
+		if o.Repeat != 1 {
+			return errors.New("flag --repeat: with --from-runs each SweepRun's spec.attempts is the number of runs: leave --repeat out")
+		}
 		o.runs = [2]string{oracle, nop}
 		return nil
 	}

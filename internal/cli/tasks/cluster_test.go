@@ -148,6 +148,7 @@ func TestTasksCheckFlagErrors(t *testing.T) {
 			[]string{`flag --from-runs: want ORACLE_RUN,NOP_RUN`, `got "oracle-x"`}},
 		{"from-runs with three names", func(o *tasks.CheckOptions) { o.FromRuns = "a,b,c" }, nil, []string{`got "a,b,c"`}},
 		{"from-runs with task names", func(o *tasks.CheckOptions) { o.FromRuns = "a,b" }, []string{"demo"}, []string{"leave out task names, -l/--selector and --all"}},
+		{"from-runs with repeat", func(o *tasks.CheckOptions) { o.FromRuns, o.Repeat = "a,b", 5 }, nil, []string{"flag --repeat: with --from-runs each SweepRun's spec.attempts is the number of runs"}},
 		{"all with names", func(o *tasks.CheckOptions) { o.All = true }, []string{"demo"}, []string{"flag --all selects every task"}},
 		{"nothing named", func(*tasks.CheckOptions) {}, nil, []string{"name the tasks to check"}},
 		{"bad selector", func(o *tasks.CheckOptions) { o.Selector = "a in (" }, nil, []string{"flag -l/--selector"}},
