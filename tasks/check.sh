@@ -18,6 +18,12 @@
 #   one-bug   every bug's own fix alone as the agent's patch, graded on that bug only
 #             (--bugs; for a test.sh task, swesweep_eval.json rewritten to list that bug only, as
 #             SWE-sweep's `sweep eval --bugs` does): that bug resolved, no regression
+#   validation  only for a task with fixtures/validation.json (flakykit, made to fail validation):
+#             the oracle and an empty patch graded once per verifier Pod name it lists, each
+#             bug's resolved counts and the tests whose outcome differed compared with it, and
+#             the verdict `sweep tasks check --repeat N` draws from them printed
+# fixtures/validation.json also gives the environment of every case of its task (env) and
+# overrides of the default expectations of the nop and stale-patch cases (expect).
 # A test.sh task has no oracle mode (its oracle trial is solve.sh, the solve case), and gets one
 # more case, no-patch: the patch file is missing, which its grader reports as a grader failure
 # with all nine reward keys and grader_error.txt.
@@ -231,6 +237,83 @@ check_script_task() {
   done
 }
 
+# expect DIR CASE KEY=VALUE...: the expectations of a built-in case, with those of
+# fixtures/validation.json's expect[CASE] in place of the defaults.
+expect() {
+  "$py" - "$1/fixtures/validation.json" "${@:2}" <<'PY'
+import json, sys
+path, case, defaults = sys.argv[1], sys.argv[2], sys.argv[3:]
+try:
+    over = json.load(open(path)).get("expect", {}).get(case, {})
+except FileNotFoundError:
+    over = {}
+out = [d for d in defaults if d.split("=", 1)[0] not in over] + [f"{k}={v!r}" for k, v in over.items()]
+print(" ".join(out))
+PY
+}
+
+# task_env DIR: the environment fixtures/validation.json gives every case of the task, as
+# NAME=VALUE lines.
+task_env() {
+  [ -f "$1/fixtures/validation.json" ] || return 0
+  "$py" -c 'import json,sys; [print(f"{k}={v}") for k, v in json.load(open(sys.argv[1])).get("env", {}).items()]' "$1/fixtures/validation.json"
+}
+
+# check_validation TASK DIR WORK BUNDLE: the oracle and an empty patch graded once per pod of
+# fixtures/validation.json, as `sweep tasks check --repeat N` runs them, and each bug's figures
+# compared with its expectations.
+check_validation() {
+  local task=$1 dir=$2 work=$3 bundle=$4 spec=$2/fixtures/validation.json t=$tmp/$1/validation pod i=0
+  mkdir -p "$t"
+  : >"$t/empty.patch"
+  for pod in $("$py" -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["validation"]["pods"]))' "$spec"); do
+    i=$((i + 1))
+    for agent in oracle nop; do
+      local args=(--oracle)
+      [ $agent = nop ] && args=(--patch "$t/empty.patch")
+      rm -rf "$t/$agent-$i"
+      if ! FLAKYKIT_POD_NAME=$pod "$hook" grade swesweep "$bundle" --workdir "$work" --out "$t/$agent-$i" --test-uid "$test_uid" "${args[@]}" >"$t/$agent-$i.log" 2>&1; then
+        printf '%-12s %-26s FAIL  grader failed on %s run %d (pod %s): %s\n' "$task" validation $agent $i "$pod" "$(tail -n 3 "$t/$agent-$i.log" | tr '\n' ' ')"
+        failures=$((failures + 1))
+        return
+      fi
+    done
+  done
+  local lines
+  lines=$("$py" - "$spec" "$t" "$i" <<'PY'
+import json, sys
+spec, d, n = json.load(open(sys.argv[1]))["validation"], sys.argv[2], int(sys.argv[3])
+def runs(agent):
+    return [{b["subtask_id"]: b for b in json.load(open(f"{d}/{agent}-{i}/eval.json"))["subtasks"]} for i in range(1, n + 1)]
+oracle, nop = runs("oracle"), runs("nop")
+for bug, want in spec["bugs"].items():
+    got = {"oracle": sum(r[bug]["resolved"] for r in oracle), "nop": sum(r[bug]["resolved"] for r in nop)}
+    outcomes = {}
+    for agent_runs in (oracle, nop):
+        seen = {}
+        for r in agent_runs:
+            b = r[bug]
+            for key, outcome in (("f2p_passed", "passed"), ("p2p_passed", "passed"), ("f2p_failed", "failed"), ("p2p_failed", "failed")):
+                for test in b[key]:
+                    seen.setdefault(test, set()).add(outcome)
+        for test, s in seen.items():
+            if len(s) > 1:
+                outcomes[test] = True
+    got["flaky"] = sorted(outcomes)
+    bad = [f"{k} {got[k]} want {want[k]}" for k in ("oracle", "nop", "flaky") if got[k] != want[k]]
+    figures = f"oracle {got['oracle']}/{n} nop {got['nop']}/{n} flaky {','.join(got['flaky']) or '-'}"
+    print(("MISMATCH " + "; ".join(bad) + " | " if bad else "") + f"validation:{bug} {figures} => {want['verdict']}")
+PY
+)
+  local line
+  while IFS= read -r line; do
+    case $line in
+      MISMATCH*) printf '%-12s %-26s FAIL  %s\n' "$task" validation "${line#MISMATCH }"; failures=$((failures + 1)) ;;
+      *) printf '%-12s %-26s ok    %s\n' "$task" "${line%% *}" "${line#* }" ;;
+    esac
+  done <<<"$lines"
+}
+
 # check_fixtures TASK DIR WORK BUNDLE: each fixtures/*.patch against fixtures/expected.json.
 check_fixtures() {
   local task=$1 dir=$2 work=$3 bundle=$4 f name expect
@@ -260,6 +343,9 @@ check_task() {
   mkdir -p "$t"
   setup_repo "$work" "$dir"
   cp -a "$dir/tests" "$bundle"
+  local kv envs=()
+  while IFS= read -r kv; do [ -n "$kv" ] && envs+=("$kv"); done < <(task_env "$dir")
+  [ ${#envs[@]} -eq 0 ] || export "${envs[@]}"
   local bugs n
   bugs=$("$py" -c 'import json,sys; print(" ".join(b["id"] for b in json.load(open(sys.argv[1]))["bugs"]))' "$bundle/bundle.json")
   n=$(echo "$bugs" | wc -w)
@@ -267,12 +353,14 @@ check_task() {
   grade "$task" oracle "$work" "$bundle" --oracle -- reward=1 "n_resolved=$n" "n_subtasks=$n" grader_failed=0
 
   : >"$t/empty.patch"
-  grade "$task" nop "$work" "$bundle" --patch "$t/empty.patch" -- \
-    reward=0 n_resolved=0 n_partial=0 n_regressions=0 visible_ok=1 agent_patch_applied=1 grader_failed=0
+  # shellcheck disable=SC2046
+  grade "$task" nop "$work" "$bundle" --patch "$t/empty.patch" -- $(expect "$dir" nop \
+    reward=0 n_resolved=0 n_partial=0 n_regressions=0 visible_ok=1 agent_patch_applied=1 grader_failed=0)
 
   printf 'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a line that is not in the file\n+its replacement\n' >"$t/stale.patch"
-  grade "$task" stale-patch "$work" "$bundle" --patch "$t/stale.patch" -- \
-    reward=0 n_resolved=0 n_regressions=0 visible_ok=1 agent_patch_applied=0 grader_failed=0
+  # shellcheck disable=SC2046
+  grade "$task" stale-patch "$work" "$bundle" --patch "$t/stale.patch" -- $(expect "$dir" stale-patch \
+    reward=0 n_resolved=0 n_regressions=0 visible_ok=1 agent_patch_applied=0 grader_failed=0)
 
   local sw=$t/solve-work
   setup_repo "$sw" "$dir"
@@ -292,6 +380,9 @@ check_task() {
     grade "$task" "fix:$id" "$work" "$bundle" --patch "$bundle/bugs/$id/fix.patch" --bugs "$id" -- \
       reward=1 n_resolved=1 n_subtasks=1 n_regressions=0 visible_ok=1 grader_failed=0
   done
+
+  [ -f "$dir/fixtures/validation.json" ] && check_validation "$task" "$dir" "$work" "$bundle"
+  for kv in "${envs[@]}"; do unset "${kv%%=*}"; done
 }
 
 tasks=("$@")

@@ -2,12 +2,17 @@
 package tasks
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
+	"github.com/swe-sweep/sweep-operator/internal/podbuild"
+	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 // TestSampleTasks runs check.sh, which grades every sample task with sweep-hook (oracle, empty
@@ -31,4 +36,39 @@ func TestSampleTasks(t *testing.T) {
 		t.Fatalf("tasks/check.sh failed (%v):\n%s", err, out)
 	}
 	t.Logf("tasks/check.sh:\n%s", out)
+}
+
+// TestFlakykitPods holds flakykit's fixtures/validation.json to the operator's names: its pods
+// must be those of the verifier Pods of attempts 1, 2, ... of its run, as the Job controller
+// names them (the Job's name and 5 characters), for the seeded hidden test reads the attempt
+// back from the Pod's name (tasks/README.md, flakykit).
+func TestFlakykitPods(t *testing.T) {
+	b, err := os.ReadFile("flakykit/fixtures/validation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct {
+		Env        map[string]string `json:"env"`
+		Validation struct {
+			Run  string   `json:"run"`
+			Pods []string `json:"pods"`
+		} `json:"validation"`
+	}
+	if err := json.Unmarshal(b, &spec); err != nil {
+		t.Fatal(err)
+	}
+	d, err := taskdef.LoadDir("flakykit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := spec.Validation.Pods
+	if len(pods) < 2 || spec.Env["FLAKYKIT_POD_NAME"] != pods[0] {
+		t.Fatalf("validation.json: want at least two pods, the first also env.FLAKYKIT_POD_NAME: %s", b)
+	}
+	for i, pod := range pods {
+		job := podbuild.JobName(campaign.TrialName(spec.Validation.Run, d.Task.Name, int32(i+1)), podcontract.StageVerifier, 1)
+		if suffix, ok := strings.CutPrefix(pod, job+"-"); !ok || len(suffix) != 5 || len(pod) > 63 {
+			t.Errorf("pods[%d] = %s, want %s-xxxxx (at most 63 characters)", i, pod, job)
+		}
+	}
 }

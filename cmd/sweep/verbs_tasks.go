@@ -70,18 +70,29 @@ func newTasksValidateCmd() *cobra.Command {
 func newTasksCheckCmd(kube *clioptions.Cluster) *cobra.Command {
 	o := &tasks.CheckOptions{Cluster: kube}
 	cmd := &cobra.Command{
-		Use:   "check NAME...",
-		Short: "Run the oracle and nop agents on tasks in the cluster and check every bug",
-		Long: "check starts two SweepRuns over the named tasks, one with the oracle agent (the task's own\n" +
-			"solution) and one with the nop agent (no change), waits for both, and reports per bug\n" +
-			"whether the oracle resolves it and nop does not, as a sound task requires. A task graded by\n" +
-			"reward alone is one line: the oracle must score 1 and nop less. It exits non-zero when a\n" +
-			"bug fails the check. Ctrl-C stops waiting; the runs go on.",
-		Example: "  sweep tasks check swe-sweep__arrow swe-sweep__agda -n evals",
-		Args:    cobra.MinimumNArgs(1),
-		RunE:    runOptions(o),
+		Use:   "check NAME...|-l SELECTOR|--all|--from-runs ORACLE_RUN,NOP_RUN",
+		Short: "Validate tasks in the cluster: run the oracle and nop agents N times and give each bug a verdict",
+		Long: "check starts two SweepRuns over the tasks, one with the oracle agent (the task's own\n" +
+			"solution) and one with the nop agent (no change), each with --repeat attempts, waits for\n" +
+			"both, and reports per bug: oracle resolved k/N, nop resolved k/N, the visible tests that\n" +
+			"regressed, the tests whose outcome differed between runs of the same tree, and a verdict:\n" +
+			"flaky, broken (the oracle does not resolve it in every run), trivial (nop resolves it in\n" +
+			"some run), unmeasured or valid, in that precedence. A task graded by reward alone (or a\n" +
+			"SWE-bench instance) is one line. --from-runs reports on an oracle and a nop SweepRun\n" +
+			"already applied. --exclusions NAME writes the bugs that are not valid to the exclusion\n" +
+			"list in ConfigMap NAME. It exits non-zero when a bug is not valid, after writing the\n" +
+			"list. Ctrl-C stops waiting; the runs go on.",
+		Example: "  sweep tasks check swe-sweep__arrow swe-sweep__agda -n evals\n" +
+			"  sweep tasks check --all --repeat 5 --exclusions validated -n evals\n" +
+			"  sweep tasks check --from-runs oracle-x5,nop-x5 -o json",
+		RunE: runOptions(o),
 	}
 	cmd.Flags().Int32Var(&o.Parallelism, "parallelism", 10, "most trials of each agent at once")
+	cmd.Flags().Int32Var(&o.Repeat, "repeat", 1, "runs of each agent on each task (the SweepRuns' attempts), 1 to 100")
+	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "check the tasks whose ConfigMaps match this label selector, as spec.tasks.selector")
+	cmd.Flags().BoolVar(&o.All, "all", false, "check every task of the namespace's catalogue")
+	cmd.Flags().StringVar(&o.FromRuns, "from-runs", "", "report on two SweepRuns already applied: ORACLE_RUN,NOP_RUN")
+	cmd.Flags().StringVar(&o.Exclusions, "exclusions", "", "write the bugs that are not valid to the exclusion list in this ConfigMap (created, or merged into)")
 	addOutputFlag(cmd, &o.Format)
 	return cmd
 }

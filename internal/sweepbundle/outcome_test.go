@@ -16,6 +16,11 @@ func TestReadOutcome(t *testing.T) {
 			data: `{"oracle": false, "reward": {"x": "y"}, "regressions": ["t::a"], "subtasks": [{"subtask_id": "b1", "resolved": true, "detail": "any"}, {"subtask_id": "b2", "resolved": false, "partial": true}]}`,
 			want: Outcome{Subtasks: []SubtaskOutcome{{ID: "b1", Resolved: true}, {ID: "b2", Partial: true}}, Regressions: []string{"t::a"}}},
 		"a failed build lists no bug": {data: `{"subtasks": []}`, want: Outcome{Subtasks: []SubtaskOutcome{}}},
+		"per-test outcomes; lists of another type are left out": {
+			data: `{"visible_tests": {"t::v": "passed", "t::w": "error"}, "subtasks": [{"subtask_id": "b1", "resolved": false, "f2p_passed": ["t::a"], "p2p_passed": ["t::b"], "f2p_failed": ["t::c"], "p2p_failed": 3}]}`,
+			want: Outcome{VisibleTests: map[string]string{"t::v": "passed", "t::w": "error"},
+				Subtasks: []SubtaskOutcome{{ID: "b1", Tests: map[string]string{"t::a": TestPassed, "t::b": TestPassed, "t::c": TestFailed}}}}},
+		"a visible_tests that is not a map of strings is left out": {data: `{"visible_tests": {"t::v": 1}, "subtasks": []}`, want: Outcome{Subtasks: []SubtaskOutcome{}}},
 	} {
 		got, err := ReadOutcome([]byte(tc.data))
 		if err != nil {

@@ -3,6 +3,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/report"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
+	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/sweepbundle"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 	"github.com/swe-sweep/sweep-operator/internal/trialrecord"
@@ -199,6 +201,12 @@ type TrialOutput struct {
 	Rewards     map[string]string `json:"rewards,omitempty"`
 	Bugs        []BugOutput       `json:"bugs,omitempty"`
 	Regressions []string          `json:"regressions,omitempty"`
+	// VisibleTests is each visible test's outcome in the trial's tree (SWE-sweep's eval.json);
+	// InstanceTests each FAIL_TO_PASS and PASS_TO_PASS test's of a SWE-bench instance
+	// (report.json), "passed" or "failed". `sweep tasks check --repeat` compares them between
+	// runs; eval's own output leaves them out.
+	VisibleTests  map[string]string `json:"-"`
+	InstanceTests map[string]string `json:"-"`
 	// EvalError says why the trial's eval.json could not be read: its bugs are left out and
 	// the command fails after printing the rest.
 	EvalError string `json:"evalError,omitempty"`
@@ -209,6 +217,9 @@ type BugOutput struct {
 	ID       string `json:"id"`
 	Resolved bool   `json:"resolved"`
 	Partial  bool   `json:"partial"`
+	// Tests is each test's outcome in the bug's targeted run (sweepbundle.SubtaskOutcome.Tests),
+	// which `sweep tasks check --repeat` compares between runs.
+	Tests map[string]string `json:"-"`
 }
 
 // waitAndPrint waits for the evaluation and prints it; it fails when no trial was measured or
@@ -277,11 +288,14 @@ func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (T
 	if err != nil {
 		return out, err
 	}
+	if rep, ok := results[podcontract.RecordSWEBenchReport]; ok {
+		out.InstanceTests = instanceTests(rep)
+	}
 	raw, ok := results[podcontract.RecordEval]
 	if !ok {
 		return out, nil
 	}
-	if out.Bugs, out.Regressions, err = BugRows(raw); err != nil {
+	if out.Bugs, out.Regressions, out.VisibleTests, err = BugRows(raw); err != nil {
 		secret := podbuild.ResultsSecretName(tr.Name)
 		out.EvalError = fmt.Sprintf("trial %s: secret %s/%s key %s: %v, so its bugs are not shown: the verifier wrote something else; "+
 			"read it with `kubectl get secret %s -n %s -o jsonpath='{.data.eval\\.json}' | base64 -d`", tr.Name, tr.Namespace, secret, podcontract.RecordEval, err, secret, tr.Namespace)
@@ -289,19 +303,38 @@ func TrialResult(ctx context.Context, cl client.Client, tr *evalv1.TaskTrial) (T
 	return out, nil
 }
 
-// BugRows are the bugs and regressions of an eval.json in SWE-sweep's schema
+// instanceTests are the tests of a SWE-bench report.json by outcome; nil when it cannot be
+// read or graded no test (swebenchcli reports an unreadable one).
+func instanceTests(report []byte) map[string]string {
+	var rep swebench.InstanceReport
+	if json.Unmarshal(report, &rep) != nil || rep.TestsStatus == nil {
+		return nil
+	}
+	tests := map[string]string{}
+	for _, list := range []swebench.TestOutcomes{rep.TestsStatus.FailToPass, rep.TestsStatus.PassToPass} {
+		for _, id := range list.Success {
+			tests[id] = sweepbundle.TestPassed
+		}
+		for _, id := range list.Failure {
+			tests[id] = sweepbundle.TestFailed
+		}
+	}
+	return tests
+}
+
+// BugRows are the bugs, regressions and visible tests of an eval.json in SWE-sweep's schema
 // (sweepbundle.ReadOutcome), which SWE-sweep's own grader (a task's tests/test.sh) and the
 // built-in bundle grader both write.
-func BugRows(evalJSON []byte) ([]BugOutput, []string, error) {
+func BugRows(evalJSON []byte) ([]BugOutput, []string, map[string]string, error) {
 	outcome, err := sweepbundle.ReadOutcome(evalJSON)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var bugs []BugOutput
 	for _, b := range outcome.Subtasks {
-		bugs = append(bugs, BugOutput{ID: b.ID, Resolved: b.Resolved, Partial: b.Partial})
+		bugs = append(bugs, BugOutput{ID: b.ID, Resolved: b.Resolved, Partial: b.Partial, Tests: b.Tests})
 	}
-	return bugs, outcome.Regressions, nil
+	return bugs, outcome.Regressions, outcome.VisibleTests, nil
 }
 
 // BugVerdict is a bug's outcome in a word.

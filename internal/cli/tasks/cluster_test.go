@@ -2,17 +2,21 @@ package tasks_test
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clitest"
 	"github.com/swe-sweep/sweep-operator/internal/cli/tasks"
+	"github.com/swe-sweep/sweep-operator/internal/exclusions"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
@@ -21,7 +25,7 @@ func TestMain(m *testing.M) { clitest.Main(m) }
 
 // checkOptions are the flags' defaults.
 func checkOptions(cluster *clioptions.Cluster) *tasks.CheckOptions {
-	return &tasks.CheckOptions{Cluster: cluster, Parallelism: 10, Format: clioptions.OutputTable}
+	return &tasks.CheckOptions{Cluster: cluster, Parallelism: 10, Repeat: 1, Format: clioptions.OutputTable}
 }
 
 func TestTasksCheck(t *testing.T) {
@@ -50,8 +54,8 @@ func TestTasksCheck(t *testing.T) {
 	}
 	err := clitest.Wait(t, "tasks check after both runs finished", done)
 	clitest.Golden(t, "tasks-check.txt", stdout.String())
-	sweeptest.ErrorContains(t, err, "1 of 3 bugs failed the check", "sweep info "+names["oracle"]+" --per-task")
-	if errOut := stderr.String(); !strings.Contains(errOut, "started sweeprun "+names["oracle"]+" (oracle agent)") {
+	sweeptest.ErrorContains(t, err, "1 of 3 bugs are not valid (trivial 1); no exclusion list was written", "sweep info "+names["oracle"]+" --per-task")
+	if errOut := stderr.String(); !strings.Contains(errOut, "started sweeprun "+names["oracle"]+" (oracle agent, attempts 1)") {
 		t.Errorf("stderr = %q", errOut)
 	}
 }
@@ -100,8 +104,8 @@ func TestTasksCheckMalformedEval(t *testing.T) {
 	}
 	err := clitest.Wait(t, "tasks check after both runs finished", done)
 	want := "trial " + broken + ": secret " + ns + "/" + podbuild.ResultsSecretName(broken) + " key eval.json: eval.json is not SWE-sweep's"
-	sweeptest.ErrorContains(t, err, "1 of 2 bugs failed the check", want)
-	for _, row := range []string{"demo   -    Succeeded      Succeeded      " + want, "hello  -    reward 1.0000  reward 0.0000  ok"} {
+	sweeptest.ErrorContains(t, err, "2 of 3 bugs are not valid (unmeasured 2)", want)
+	for _, row := range []string{"demo   b1   0/0 (0 of 1 measured)  0/1  -            -      unmeasured: " + want, "hello  -    1/1                    0/1  -            -      valid"} {
 		if !strings.Contains(stdout.String(), row) {
 			t.Errorf("stdout lacks %q:\n%s", row, stdout)
 		}
@@ -124,5 +128,127 @@ func TestTasksCheckErrors(t *testing.T) {
 	clitest.Must(t, cl.List(context.Background(), list, client.InNamespace(ns)))
 	if len(list.Items) != 0 {
 		t.Errorf("a refused check started %d SweepRuns", len(list.Items))
+	}
+}
+
+// The new flags' errors, before anything is created.
+func TestTasksCheckFlagErrors(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	for _, tc := range []struct {
+		name string
+		set  func(*tasks.CheckOptions)
+		args []string
+		want []string
+	}{
+		{"repeat 0", func(o *tasks.CheckOptions) { o.Repeat = 0 }, []string{"demo"}, []string{"flag --repeat: want 1 to 100 runs of each agent, got 0"}},
+		{"repeat over 100", func(o *tasks.CheckOptions) { o.Repeat = 101 }, []string{"demo"}, []string{"flag --repeat: want 1 to 100 runs of each agent, got 101"}},
+		{"from-runs with one name", func(o *tasks.CheckOptions) { o.FromRuns = "oracle-x" }, nil,
+			[]string{`flag --from-runs: want ORACLE_RUN,NOP_RUN`, `got "oracle-x"`}},
+		{"from-runs with three names", func(o *tasks.CheckOptions) { o.FromRuns = "a,b,c" }, nil, []string{`got "a,b,c"`}},
+		{"from-runs with task names", func(o *tasks.CheckOptions) { o.FromRuns = "a,b" }, []string{"demo"}, []string{"leave out task names, -l/--selector and --all"}},
+		{"from-runs with repeat", func(o *tasks.CheckOptions) { o.FromRuns, o.Repeat = "a,b", 5 }, nil, []string{"flag --repeat: with --from-runs each SweepRun's spec.attempts is the number of runs"}},
+		{"all with names", func(o *tasks.CheckOptions) { o.All = true }, []string{"demo"}, []string{"flag --all selects every task"}},
+		{"nothing named", func(*tasks.CheckOptions) {}, nil, []string{"name the tasks to check"}},
+		{"bad selector", func(o *tasks.CheckOptions) { o.Selector = "a in (" }, nil, []string{"flag -l/--selector"}},
+		{"selector matching nothing", func(o *tasks.CheckOptions) { o.Selector = "benchmark=none" }, nil, []string{"no task ConfigMap in namespace " + ns + " matches the selector"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := checkOptions(srv.Cluster(ns))
+			tc.set(o)
+			_, _, err := clitest.Execute(context.Background(), o, tc.args...)
+			sweeptest.ErrorContains(t, err, tc.want...)
+		})
+	}
+	list := &evalv1.SweepRunList{}
+	clitest.Must(t, cl.List(context.Background(), list, client.InNamespace(ns)))
+	if len(list.Items) != 0 {
+		t.Errorf("a refused check started %d SweepRuns", len(list.Items))
+	}
+}
+
+// appliedRuns are an oracle and a nop SweepRun of demo with two attempts, finished: the
+// oracle resolves both bugs, nop resolves b2 in both.
+func appliedRuns(t *testing.T, cl client.Client, ns string) {
+	t.Helper()
+	oracle := clitest.MakeRun(ns, "oracle-run").Tasks("demo").Obj()
+	oracle.Spec.Agent, oracle.Spec.Attempts = evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}, 2
+	clitest.Must(t, cl.Create(context.Background(), oracle))
+	nop := clitest.MakeRun(ns, "nop-run").Tasks("demo").Obj()
+	nop.Spec.Attempts = 2
+	clitest.Must(t, cl.Create(context.Background(), nop))
+	for attempt := int32(1); attempt <= 2; attempt++ {
+		clitest.MakeTrial(oracle, "demo", attempt).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 2, true)).FinishWithEval(t, cl, swesweepEval(true, true))
+		clitest.MakeTrial(nop, "demo", attempt).Phase(evalv1.TrialSucceeded).Rewards(clitest.SweepRewards(2, 0, true)).FinishWithEval(t, cl, swesweepEval(false, true))
+	}
+}
+
+// --from-runs reports on SweepRuns applied by hand and --exclusions merges the bugs that are
+// not valid into the list already there; an entry of another task stays.
+func TestTasksCheckFromRunsWritesExclusions(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	appliedRuns(t, cl, ns)
+	old := `{"schema": "sweep-exclusions/1", "entries": [{"task": "other", "reason": "listed"}, {"task": "demo", "bug": "b2", "reason": "broken"}]}`
+	clitest.Must(t, cl.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "validated"},
+		Data: map[string]string{exclusions.ConfigMapKey: old}}))
+	o := checkOptions(srv.Cluster(ns))
+	o.FromRuns = "nop-run,oracle-run"
+	_, _, err := clitest.Execute(context.Background(), o)
+	sweeptest.ErrorContains(t, err, "flag --from-runs: sweeprun nop-run runs the nop agent, not oracle: pass ORACLE_RUN,NOP_RUN, the oracle SweepRun first")
+	o = checkOptions(srv.Cluster(ns))
+	o.FromRuns, o.Exclusions, o.Format = "oracle-run,nop-run", "validated", clioptions.OutputJSON
+	stdout, _, err := clitest.Execute(context.Background(), o)
+	sweeptest.ErrorContains(t, err, "1 of 2 bugs are not valid (trivial 1); the exclusion list in configmap "+ns+"/validated (key exclusions.json) now holds them")
+	var report struct {
+		Schema     string `json:"schema"`
+		Exclusions struct {
+			Entries int `json:"entries"`
+		} `json:"exclusions"`
+		Bugs []struct {
+			Bug, Verdict string
+			Oracle, Nop  struct{ Resolved, Runs int }
+		} `json:"bugs"`
+	}
+	clitest.Must(t, json.Unmarshal([]byte(stdout), &report))
+	if report.Schema != "sweep-validation/1" || report.Exclusions.Entries != 1 || len(report.Bugs) != 2 ||
+		report.Bugs[1].Verdict != "trivial" || report.Bugs[1].Nop.Resolved != 2 || report.Bugs[1].Nop.Runs != 2 {
+		t.Errorf("report = %s", stdout)
+	}
+	cm := &corev1.ConfigMap{}
+	clitest.Must(t, cl.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "validated"}, cm))
+	got, err := exclusions.Parse("configmap validated", []byte(cm.Data[exclusions.ConfigMapKey]))
+	clitest.Must(t, err)
+	want := []exclusions.Entry{{Task: "demo", Bug: "b2", Reason: exclusions.Trivial, Detail: "oracle resolved 2/2, nop 2/2"}, {Task: "other", Reason: exclusions.Listed}}
+	if diff := cmp.Diff(want, got.Entries); diff != "" {
+		t.Errorf("the exclusion list (-want +got):\n%s", diff)
+	}
+}
+
+// A ConfigMap that holds no valid list is named with its key and the fix; it is left as it
+// was and the report is still printed.
+func TestTasksCheckInvalidExclusionList(t *testing.T) {
+	srv := clitest.APIServer(t)
+	cl, ns := srv.Client, srv.Namespace(t)
+	clitest.InstallCatalogue(t, cl, ns)
+	appliedRuns(t, cl, ns)
+	bad := `{"schema": "sweep-exclusions/1", "entries": [{"task": "demo", "reason": "slow"}]}`
+	clitest.Must(t, cl.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "validated"},
+		Data: map[string]string{exclusions.ConfigMapKey: bad}}))
+	o := checkOptions(srv.Cluster(ns))
+	o.FromRuns, o.Exclusions = "oracle-run,nop-run", "validated"
+	stdout, _, err := clitest.Execute(context.Background(), o)
+	sweeptest.ErrorContains(t, err, "flag --exclusions: configmap "+ns+`/validated: entries[0].reason is "slow"`,
+		"nothing was written to it: fix its key exclusions.json (`kubectl edit configmap validated -n "+ns+"`) or delete it",
+		"sweep tasks check --from-runs oracle-run,nop-run --exclusions validated -n "+ns, "1 of 2 bugs are not valid (trivial 1)")
+	if !strings.Contains(stdout, "demo  b2   2/2     2/2  -            -      trivial") {
+		t.Errorf("stdout lacks the report:\n%s", stdout)
+	}
+	cm := &corev1.ConfigMap{}
+	clitest.Must(t, cl.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "validated"}, cm))
+	if cm.Data[exclusions.ConfigMapKey] != bad {
+		t.Errorf("the invalid list was changed: %q", cm.Data[exclusions.ConfigMapKey])
 	}
 }
