@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -66,6 +67,30 @@ var _ = Describe("task validation", func() {
 
 		table, _, _ := sweepCLI("tasks", "check", "--from-runs", oracleAndNop(ns), "-n", ns)
 		AddReportEntry("validation report", table)
+
+		By("a nop campaign that applies the list: the bug nop resolves leaves the score, and so does the flaky one")
+		var validationNop evalv1.SweepRun
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: strings.Split(oracleAndNop(ns), ",")[1]}, &validationNop)).To(Succeed())
+		Expect(validationNop.Status.Score).To(Equal("0.3333"), "without the list nop scores the trivial bug: 1 of 3")
+		run := newRun(ns, "excluded", evalv1.AgentSpec{Nop: &evalv1.NopAgent{}})
+		run.Spec.Tasks = evalv1.TaskSelection{Names: []string{validationTask}, Exclusions: &evalv1.TaskExclusions{ConfigMapName: "flakykit-exclusions"}}
+		Expect(k8s.Create(context.Background(), run)).To(Succeed())
+		sr := waitFinished(ns, "excluded")
+		Expect(sr.Status.Score).To(Equal("0.0000"), "nop resolves nothing the list leaves")
+		Expect(sr.Status.BugsTotal).To(Equal(int32(1)), "one bug left of three")
+		Expect(sr.Status.Exclusions).NotTo(BeNil())
+		Expect(sr.Status.Exclusions.BugsExcluded).To(Equal(int32(2)))
+		Expect(sr.Status.Exclusions.ByReason).To(ConsistOf(
+			evalv1.ExclusionCount{Reason: string(exclusions.Flaky), Bugs: 1},
+			evalv1.ExclusionCount{Reason: string(exclusions.Trivial), Bugs: 1}))
+		trials := trialsOf(ns, "excluded")
+		Expect(trials).To(HaveLen(1))
+		Expect(trials[0].Spec.Bugs).To(Equal([]string{"median-even"}))
+		info, stderr, err := sweepCLI("info", "excluded", "-n", ns)
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		AddReportEntry("sweep info of the campaign with the list", info)
+		Expect(info).To(ContainSubstring("flaky 1"))
+		Expect(info).To(ContainSubstring("trivial 1"))
 	})
 })
 
