@@ -118,6 +118,17 @@ func (s Summary) validate() error {
 			return err
 		}
 	}
+	if s.Usage != nil {
+		if s.Stage != StageAgent {
+			return fmt.Errorf("a %s stage reports usage", s.Stage)
+		}
+		if err := s.Usage.Validate(); err != nil {
+			return fmt.Errorf("usage: %w", err)
+		}
+	}
+	if len(s.UsageMessage) > MaxUsageMessageBytes {
+		return fmt.Errorf("usage message has %d bytes, above %d", len(s.UsageMessage), MaxUsageMessageBytes)
+	}
 	seen := map[string]bool{}
 	for _, o := range s.Outputs {
 		if !ValidRecordName(o.Name) {
