@@ -61,17 +61,20 @@ func (o *Options) Validate() error {
 	return clioptions.CheckOutput(o.Format)
 }
 
-// passAtDocument is the JSON report with pass@k: SWE-sweep's keys, and pass_at_k beside them.
-type passAtDocument struct {
+// infoDocument is the JSON report: SWE-sweep's keys, and beside them pass_at_k when asked
+// for and usage when the agents reported some.
+type infoDocument struct {
 	report.Document
-	PassAtK passk.Report `json:"pass_at_k"`
+	PassAtK *passk.Report  `json:"pass_at_k,omitempty"`
+	Usage   *usageDocument `json:"usage,omitempty"`
 }
 
 func (o *Options) Run(ctx context.Context) error {
-	trials, err := CollectTrials(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
+	c, err := collect(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
 	if err != nil {
 		return err
 	}
+	trials := c.trials
 	rep := scoring.Score(ScoringTrials(trials))
 	if note := swebenchVerdicts(trials); note != "" {
 		fmt.Fprintln(o.ErrOut, note)
@@ -81,8 +84,14 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
 		}
 	}
+	doc := infoDocument{Document: report.NewDocument(rep), Usage: newUsageDocument(c.usage)}
 	if len(o.PassAt) == 0 {
-		return clioptions.Write(o.Out, o.Format, report.NewDocument(rep), func(w io.Writer) error { return report.WriteText(w, rep, o.PerTask) })
+		return clioptions.Write(o.Out, o.Format, doc, func(w io.Writer) error {
+			if err := report.WriteText(w, rep, o.PerTask); err != nil {
+				return err
+			}
+			return writeUsage(w, c.usage)
+		})
 	}
 	pk := passk.Compute(trials, o.PassAt)
 	for _, t := range pk.Tasks {
@@ -90,13 +99,16 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "pass@k: task %s is scored per task, not per bug: %s\n", t.Task, t.Note)
 		}
 	}
-	doc := passAtDocument{Document: report.NewDocument(rep), PassAtK: pk}
+	doc.PassAtK = &pk
 	return clioptions.Write(o.Out, o.Format, doc, func(w io.Writer) error {
 		if err := report.WriteText(w, rep, o.PerTask); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
-		return report.WritePassAtK(w, pk, o.PerTask)
+		if err := report.WritePassAtK(w, pk, o.PerTask); err != nil {
+			return err
+		}
+		return writeUsage(w, c.usage)
 	})
 }
 
@@ -116,46 +128,71 @@ func ScoringTrials(trials []passk.Trial) []scoring.Trial {
 // error, as they are for SWE-sweep. With perBug, each counted trial also gets what its
 // eval.json says of each bug (beside its reward.json, or in its results Secret).
 func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, error) {
-	var trials []passk.Trial
+	c, err := collect(ctx, cluster, errOut, sources, perBug)
+	return c.trials, err
+}
+
+// collection is what `sweep info` reads of its sources: the trials to score, and the usage
+// their agents reported (a SweepRun's status.usage, a job tree's result.json files).
+type collection struct {
+	trials []passk.Trial
+	usage  harborjob.UsageTotals
+}
+
+func (c *collection) addUsage(sum harborjob.UsageTotals) {
+	c.usage.Add(sum.Usage)
+	c.usage.Trials += sum.Trials
+}
+
+// collect is CollectTrials with the sources' usage.
+func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) (collection, error) {
+	var c collection
 	var dirs []string
 	for _, arg := range sources {
 		if storeread.IsURL(arg) {
-			read, err := storeTrials(ctx, errOut, arg, perBug)
+			read, sum, err := storeTrials(ctx, errOut, arg, perBug)
 			if err != nil {
-				return nil, err
+				return c, err
 			}
-			trials = append(trials, read...)
+			c.trials = append(c.trials, read...)
+			c.addUsage(sum)
 			continue
 		}
 		st, statErr := os.Stat(arg)
 		switch {
 		case statErr == nil && !st.IsDir():
-			return nil, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
+			return c, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
 		case statErr != nil && strings.ContainsRune(arg, '/'):
 			// A SweepRun's name has no slash: this was meant as a directory.
-			return nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
+			return c, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
 		}
 		if statErr == nil {
 			read, err := dirTrials(errOut, arg, perBug)
 			if err != nil {
-				return nil, err
+				return c, err
 			}
-			trials = append(trials, read...)
+			sum, err := dirUsage(errOut, arg)
+			if err != nil {
+				return c, err
+			}
+			c.trials = append(c.trials, read...)
+			c.addUsage(sum)
 			dirs = append(dirs, arg)
 			continue
 		}
 		cl, ns, err := cluster.Client()
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
+			return c, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
 		}
 		run, err := campaigns.GetSweepRun(ctx, cl, ns, arg)
 		if err != nil {
-			return nil, fmt.Errorf("%w (%s is not a directory either)", err, arg)
+			return c, fmt.Errorf("%w (%s is not a directory either)", err, arg)
 		}
 		items, err := campaigns.Trials(ctx, cl, run)
 		if err != nil {
-			return nil, err
+			return c, err
 		}
+		c.addUsage(campaignUsage(run))
 		campaign.SortAsExported(items)
 		unfinished := 0
 		for i := range items {
@@ -168,16 +205,25 @@ func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.W
 				data, err := clusterEval(ctx, cl, &items[i])
 				t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
 			}
-			trials = append(trials, t)
+			c.trials = append(c.trials, t)
 		}
 		if unfinished > 0 {
 			fmt.Fprintf(errOut, "sweeprun %s: %d trials not finished yet are not in the report\n", arg, unfinished)
 		}
 	}
-	if len(dirs) == len(sources) && len(trials) == 0 {
-		return nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
+	if len(dirs) == len(sources) && len(c.trials) == 0 {
+		return c, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
 	}
-	return trials, nil
+	return c, nil
+}
+
+// dirUsage sums the usage a Harbor job tree's result.json files report.
+func dirUsage(errOut io.Writer, dir string) (harborjob.UsageTotals, error) {
+	sum, warnings, err := harborjob.ReadUsage([]string{dir})
+	for _, w := range warnings {
+		fmt.Fprintf(errOut, "warning: %s\n", w)
+	}
+	return sum, err
 }
 
 // dirTrials reads the trials of a Harbor job tree.
