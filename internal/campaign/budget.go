@@ -66,8 +66,8 @@ func usageLimit(budget *evalv1.BudgetPolicy, totals *evalv1.UsageTotals) (field,
 		spent, trials = UsageOf(&totals.AgentUsage), totals.Trials
 	}
 	if budget.MaxTokens != nil && spent.Tokens() >= *budget.MaxTokens {
-		return BudgetMaxTokens, fmt.Sprintf("spec.budget.maxTokens (%d) reached: the agents of %d trials reported %d tokens (input, cached included, plus output)",
-			*budget.MaxTokens, trials, spent.Tokens())
+		return BudgetMaxTokens, fmt.Sprintf("spec.budget.maxTokens (%d) reached by the %d tokens the agents of %d trials reported (input, cached included, plus output)",
+			*budget.MaxTokens, spent.Tokens(), trials)
 	}
 	if budget.MaxCostUSD == "" {
 		return "", ""
@@ -77,7 +77,7 @@ func usageLimit(budget *evalv1.BudgetPolicy, totals *evalv1.UsageTotals) (field,
 		return BudgetMaxCostUSD, fmt.Sprintf("spec.budget.maxCostUSD: %v", err)
 	}
 	if spent.Cost() >= limit {
-		return BudgetMaxCostUSD, fmt.Sprintf("spec.budget.maxCostUSD (%s) reached: the agents of %d trials reported %s USD", budget.MaxCostUSD, trials, spent.Cost())
+		return BudgetMaxCostUSD, fmt.Sprintf("spec.budget.maxCostUSD (%s) reached by the %s USD the agents of %d trials reported", budget.MaxCostUSD, spent.Cost(), trials)
 	}
 	return "", ""
 }
