@@ -119,3 +119,32 @@ var _ = Describe("A campaign's token and cost budgets", func() {
 		Expect(k.trial(name).Status.Usage).To(Equal(&evalv1.TrialUsage{Message: sum.UsageMessage}))
 	})
 })
+
+var _ = Describe("A campaign's usage budgets as the API server validates them", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	DescribeTable("rejects a limit that is no amount",
+		func(w *runWrapper, wantMessage string) {
+			w.Namespace = ns
+			err := k8s.Create(context.Background(), w.obj())
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(ContainSubstring(wantMessage))
+		},
+		Entry("zero tokens", makeRun("", "bad").maxTokens(0), "spec.budget.maxTokens: Invalid value: 0"),
+		Entry("a negative cost", makeRun("", "bad").maxCostUSD("-1"), `spec.budget.maxCostUSD: Invalid value: "-1"`),
+		Entry("an exponent", makeRun("", "bad").maxCostUSD("1e3"), `spec.budget.maxCostUSD: Invalid value: "1e3"`),
+		Entry("a dollar sign", makeRun("", "bad").maxCostUSD("$25"), `spec.budget.maxCostUSD: Invalid value: "$25"`),
+		Entry("ten decimals", makeRun("", "bad").maxCostUSD("0.0000000001"), `spec.budget.maxCostUSD: Invalid value: "0.0000000001"`),
+		Entry("ten whole digits", makeRun("", "bad").maxCostUSD("1000000000"), `spec.budget.maxCostUSD: Invalid value: "1000000000"`),
+	)
+
+	It("takes dollars with up to 9 decimals, which the budget reads exactly", func() {
+		for i, dollars := range []string{"25", "25.00", "0.000000001", "999999999.999999999"} {
+			w := makeRun(ns, "ok-"+string(rune('a'+i))).maxCostUSD(dollars)
+			Expect(k8s.Create(context.Background(), w.obj())).To(Succeed())
+			_, err := usage.ParseDollars(dollars)
+			Expect(err).NotTo(HaveOccurred())
+		}
+	})
+})
