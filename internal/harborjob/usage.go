@@ -17,6 +17,12 @@ type UsageTotals struct {
 	Trials int
 }
 
+// Add adds o's sums to t's.
+func (t *UsageTotals) Add(o UsageTotals) {
+	t.Usage.Add(o.Usage)
+	t.Trials += o.Trials
+}
+
 // ReadUsage sums the agent_result (Harbor's AgentContext: n_input_tokens, n_cache_tokens,
 // n_output_tokens, cost_usd) of every result.json at any depth below the roots. A result.json
 // without one (a job's own, a trial whose agent reported nothing or did not run) counts
@@ -44,8 +50,7 @@ func ReadUsage(roots []string) (UsageTotals, []string, error) {
 				return nil
 			}
 			if u.Reported() {
-				sum.Add(u)
-				sum.Trials++
+				sum.Add(UsageTotals{Usage: u, Trials: 1})
 			}
 			return nil
 		})

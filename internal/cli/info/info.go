@@ -70,11 +70,11 @@ type infoDocument struct {
 }
 
 func (o *Options) Run(ctx context.Context) error {
-	c, err := collect(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
+	var spent harborjob.UsageTotals
+	trials, err := collectTrials(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0, &spent)
 	if err != nil {
 		return err
 	}
-	trials := c.trials
 	rep := scoring.Score(ScoringTrials(trials))
 	if note := swebenchVerdicts(trials); note != "" {
 		fmt.Fprintln(o.ErrOut, note)
@@ -84,13 +84,13 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
 		}
 	}
-	doc := infoDocument{Document: report.NewDocument(rep), Usage: newUsageDocument(c.usage)}
+	doc := infoDocument{Document: report.NewDocument(rep), Usage: newUsageDocument(spent)}
 	if len(o.PassAt) == 0 {
 		return clioptions.Write(o.Out, o.Format, doc, func(w io.Writer) error {
 			if err := report.WriteText(w, rep, o.PerTask); err != nil {
 				return err
 			}
-			return writeUsage(w, c.usage)
+			return writeUsage(w, spent)
 		})
 	}
 	pk := passk.Compute(trials, o.PassAt)
@@ -108,7 +108,7 @@ func (o *Options) Run(ctx context.Context) error {
 		if err := report.WritePassAtK(w, pk, o.PerTask); err != nil {
 			return err
 		}
-		return writeUsage(w, c.usage)
+		return writeUsage(w, spent)
 	})
 }
 
@@ -128,71 +128,59 @@ func ScoringTrials(trials []passk.Trial) []scoring.Trial {
 // error, as they are for SWE-sweep. With perBug, each counted trial also gets what its
 // eval.json says of each bug (beside its reward.json, or in its results Secret).
 func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, error) {
-	c, err := collect(ctx, cluster, errOut, sources, perBug)
-	return c.trials, err
+	return collectTrials(ctx, cluster, errOut, sources, perBug, &harborjob.UsageTotals{})
 }
 
-// collection is what `sweep info` reads of its sources: the trials to score, and the usage
-// their agents reported (a SweepRun's status.usage, a job tree's result.json files).
-type collection struct {
-	trials []passk.Trial
-	usage  harborjob.UsageTotals
-}
-
-func (c *collection) addUsage(sum harborjob.UsageTotals) {
-	c.usage.Add(sum.Usage)
-	c.usage.Trials += sum.Trials
-}
-
-// collect is CollectTrials with the sources' usage.
-func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) (collection, error) {
-	var c collection
+// collectTrials is CollectTrials that also adds to spent the usage the sources' agents
+// reported: a SweepRun's status.usage, a job tree's result.json files.
+func collectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool, spent *harborjob.UsageTotals) ([]passk.Trial, error) {
+	var trials []passk.Trial
 	var dirs []string
 	for _, arg := range sources {
 		if storeread.IsURL(arg) {
 			read, sum, err := storeTrials(ctx, errOut, arg, perBug)
 			if err != nil {
-				return c, err
+				return nil, err
 			}
-			c.trials = append(c.trials, read...)
-			c.addUsage(sum)
+			trials = append(trials, read...)
+			spent.Add(sum)
 			continue
 		}
 		st, statErr := os.Stat(arg)
 		switch {
 		case statErr == nil && !st.IsDir():
-			return c, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
+			return nil, fmt.Errorf("%s is a file: give the Harbor job directory that holds it, or a sweeprun name", arg)
 		case statErr != nil && strings.ContainsRune(arg, '/'):
 			// A SweepRun's name has no slash: this was meant as a directory.
-			return c, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
+			return nil, fmt.Errorf("%s: no such job directory (%v); a sweeprun name has no /", arg, errors.Unwrap(statErr))
 		}
 		if statErr == nil {
 			read, err := dirTrials(errOut, arg, perBug)
 			if err != nil {
-				return c, err
+				return nil, err
 			}
 			sum, err := dirUsage(errOut, arg)
 			if err != nil {
-				return c, err
+				return nil, err
 			}
-			c.trials = append(c.trials, read...)
-			c.addUsage(sum)
+			trials = append(trials, read...)
+			spent.Add(sum)
 			dirs = append(dirs, arg)
 			continue
 		}
 		cl, ns, err := cluster.Client()
 		if err != nil {
-			return c, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
+			return nil, fmt.Errorf("%s is not a directory, so it names a sweeprun: %w", arg, err)
 		}
 		run, err := campaigns.GetSweepRun(ctx, cl, ns, arg)
 		if err != nil {
-			return c, fmt.Errorf("%w (%s is not a directory either)", err, arg)
+			return nil, fmt.Errorf("%w (%s is not a directory either)", err, arg)
 		}
 		items, err := campaigns.Trials(ctx, cl, run)
 		if err != nil {
-			return c, err
+			return nil, err
 		}
-		c.addUsage(campaignUsage(run))
+		spent.Add(campaignUsage(run))
 		campaign.SortAsExported(items)
 		unfinished := 0
 		for i := range items {
@@ -205,16 +193,16 @@ func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer,
 				data, err := clusterEval(ctx, cl, &items[i])
 				t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
 			}
-			c.trials = append(c.trials, t)
+			trials = append(trials, t)
 		}
 		if unfinished > 0 {
 			fmt.Fprintf(errOut, "sweeprun %s: %d trials not finished yet are not in the report\n", arg, unfinished)
 		}
 	}
-	if len(dirs) == len(sources) && len(c.trials) == 0 {
-		return c, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
+	if len(dirs) == len(sources) && len(trials) == 0 {
+		return nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
 	}
-	return c, nil
+	return trials, nil
 }
 
 // dirUsage sums the usage a Harbor job tree's result.json files report.

@@ -18,6 +18,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/export"
 	"github.com/swe-sweep/sweep-operator/internal/cli/info"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
+	"github.com/swe-sweep/sweep-operator/internal/sweeptest"
 )
 
 // `sweep info` prints what the agents reported spending, from the campaign's status.usage, and
@@ -86,5 +87,28 @@ func TestInfoUsage(t *testing.T) {
 	}
 	if diff := cmp.Diff(fromCluster, fromDir); diff != "" {
 		t.Errorf("info of the export differs from info of the campaign (-cluster +export):\n%s", diff)
+	}
+}
+
+// A job folder in a store reports the usage of its result.json files, and names a malformed
+// one by the store's URL.
+func TestInfoUsageFromStore(t *testing.T) {
+	dir := t.TempDir()
+	sweeptest.WriteFiles(t, dir, map[string]string{
+		"job/config.json":               `{"job_name": "nightly"}`,
+		"job/a__1/verifier/reward.json": `{"reward": 1, "n_subtasks": 2, "n_resolved": 2, "visible_ok": 1}`,
+		"job/a__1/result.json":          `{"agent_result": {"n_input_tokens": 10, "n_cache_tokens": null, "n_output_tokens": 2, "cost_usd": 0.5}}`,
+		"job/b__1/result.json":          `{"agent_result": {"n_input_tokens": 1.5}, "exception_info": {"exception_type": "AgentFailed"}}`,
+		"job/c__1/result.json":          `{"agent_result": null}`,
+	})
+	store := "file://" + filepath.Join(dir, "store")
+	folder := clitest.StoreJob(t, store, filepath.Join(dir, "job"), "evals", "nightly", "0123abcd")
+	out, stderr, err := clitest.Execute(context.Background(), &info.Options{Format: clioptions.OutputTable}, store+"/evals/nightly")
+	clitest.Must(t, err)
+	if want := "agent usage, as 1 trials' agents reported it: 10 input tokens (- of them cached), 2 output tokens, 0.50 USD\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("table does not end with %q:\n%s", want, out)
+	}
+	if want := "warning: usage of " + store + "/" + folder + "b__1/result.json not counted: agent_result: n_input_tokens is 1.5"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
