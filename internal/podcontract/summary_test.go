@@ -1,6 +1,7 @@
 package podcontract
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -123,6 +124,28 @@ func TestSummaryUsageRoundTrip(t *testing.T) {
 	}
 	if d := cmp.Diff(s, got); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
+	}
+}
+
+// A usage message never costs a summary its outputs: it is dropped when nothing else fits.
+func TestEncodeSummaryDropsTheUsageMessage(t *testing.T) {
+	s := Summary{Stage: StageAgent, StreamID: "x", UsageMessage: strings.Repeat("u", MaxUsageMessageBytes)}
+	for i := 0; ; i++ {
+		s.Outputs = append(s.Outputs, NewOutput(strings.Repeat("n", 50)+strings.Repeat("m", i), nil, 0))
+		if b, _ := json.Marshal(s); len(b) > MaxSummaryBytes {
+			break
+		}
+	}
+	b, err := EncodeSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeSummary(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UsageMessage != "" || len(got.Outputs) != len(s.Outputs) {
+		t.Errorf("usage message %q and %d of %d outputs kept; want the outputs only", got.UsageMessage, len(got.Outputs), len(s.Outputs))
 	}
 }
 

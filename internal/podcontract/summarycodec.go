@@ -53,8 +53,8 @@ func (s Summary) InlineOutputs() (map[string][]byte, error) {
 	return out, nil
 }
 
-// EncodeSummary marshals s for the termination message, shortening Message if that is what
-// it takes to fit in MaxSummaryBytes.
+// EncodeSummary marshals s for the termination message, shortening Message, then dropping
+// UsageMessage, if that is what it takes to fit in MaxSummaryBytes.
 func EncodeSummary(s Summary) ([]byte, error) {
 	for {
 		b, err := json.Marshal(s)
@@ -65,6 +65,11 @@ func EncodeSummary(s Summary) ([]byte, error) {
 			return b, nil
 		}
 		over := len(b) - MaxSummaryBytes
+		if s.Message == "" && s.UsageMessage != "" {
+			// The agent's usage file can make this message; it goes before anything else.
+			s.UsageMessage = ""
+			continue
+		}
 		if s.Message == "" {
 			return nil, fmt.Errorf("summary has %d bytes, above the %d a termination message holds", len(b), MaxSummaryBytes)
 		}
