@@ -6,10 +6,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/usage"
@@ -102,6 +104,26 @@ var _ = Describe("A campaign's token and cost budgets", func() {
 			"spec.budget.maxCostUSD (0.30) reached by the 0.30 USD the agents of 2 trials reported: no new trials start, running ones finish; 2 of 3 planned trials started", 2)
 		Expect(run.Status.Usage.CostUSD).To(Equal("0.30"))
 		Expect(run.Status.Usage.Trials).To(Equal(int32(2)))
+	})
+
+	It("records what an agent that ran past its timeout reported: it was paid for", func() {
+		makeTask(ns, "calc", 4).create()
+		makeRun(ns, "slow").create()
+		name := campaign.TrialName("slow", "calc", 1)
+		job := k.job(name, agentStage, 1)
+		pod := k.startPod(job, "p1")
+		sum := agentSummaryWithUsage(5000, 700, "1.25")
+		sum.Done, sum.Reason = false, reasons.CollectorInterrupted
+		k.finishPod(pod, corev1.PodFailed, 137, sum)
+		k.completeJob(job, "DeadlineExceeded")
+		k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(4, 1, 1)))
+		Eventually(k.phaseOf(name), timeout, poll).Should(Equal(evalv1.TrialSucceeded))
+		t := k.trial(name)
+		Expect(t.Status.Reason).To(Equal(reasons.AgentTimeout))
+		input, output := int64(5000), int64(700)
+		Expect(t.Status.Usage).To(Equal(&evalv1.TrialUsage{AgentUsage: evalv1.AgentUsage{InputTokens: &input, OutputTokens: &output, CostUSD: "1.25"}}))
+		Eventually(func() *evalv1.UsageTotals { return getRun(ns, "slow")().Status.Usage }, timeout, poll).Should(Equal(
+			&evalv1.UsageTotals{Trials: 1, AgentUsage: evalv1.AgentUsage{InputTokens: &input, OutputTokens: &output, CostUSD: "1.25"}}))
 	})
 
 	It("keeps a trial whose usage file was not taken going, and says why", func() {
