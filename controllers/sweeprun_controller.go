@@ -130,6 +130,8 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	plan := campaign.PlanReruns(campaign.Plan(run, tasks), all)
 	exists := func(name string) bool { return seen.Has(name) || unseen.Has(name) }
 	started := campaign.Started(plan, exists)
+	// Every trial's usage counts, superseded ones too: their agents ran.
+	st.Usage = campaign.SumUsage(all)
 	budgetWait := campaign.CheckBudget(run, now, len(plan), len(started))
 	if st.Budget != nil {
 		plan = started

@@ -18,6 +18,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
 	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
@@ -351,6 +352,10 @@ func (s *trialScope) recordStageEnd(stage podcontract.Stage, ss *evalv1.StageSta
 	if sum != nil {
 		code := int32(sum.ExitCode)
 		ss.ExitCode = &code
+		if stage == podcontract.StageAgent {
+			// Once per run of the stage: the next run's Job, or the stage's end, follows.
+			campaign.RecordUsage(&s.trial.Status, sum.Usage, sum.UsageMessage)
+		}
 	}
 	if stage == podcontract.StageVerifier {
 		// Set from each verifier run's verdict, so that a retry that grades clears it.

@@ -49,7 +49,8 @@ type ExternalAgent struct {
 	// +kubebuilder:default="/agent"
 	// +optional
 	BundlePath string `json:"bundlePath,omitempty"`
-	// Command runs in the task's workdir; the instruction is at $SWEEP_INSTRUCTION.
+	// Command runs in the task's workdir; the instruction is at $SWEEP_INSTRUCTION. It may
+	// report what it spent in $SWEEP_USAGE_FILE (/logs/agent/usage.json; docs/task-format.md).
 	// +kubebuilder:validation:MinItems=1
 	Command []string `json:"command"`
 	// +optional

@@ -194,6 +194,10 @@ type SweepRunStatus struct {
 	// Retry is the last retry request (annotation eval.sweep.dev/retry) the controller handled.
 	// +optional
 	Retry *RetryStatus `json:"retry,omitempty"`
+	// Usage is what the campaign's agents said they spent: the sums of status.usage over every
+	// trial that ran an agent, those a retry superseded included (they were paid for).
+	// +optional
+	Usage *UsageTotals `json:"usage,omitempty"`
 	// Budget is set once a limit of spec.budget stopped the campaign from starting trials.
 	// +optional
 	Budget *BudgetStatus `json:"budget,omitempty"`
@@ -363,6 +367,14 @@ type GuardStatus struct {
 // Holds reports whether the guard keeps the campaign suspended.
 func (g *GuardStatus) Holds() bool { return g != nil && g.SuspendedTime != nil }
 
+// UsageTotals sums the usage the trials of a campaign reported.
+type UsageTotals struct {
+	AgentUsage `json:",inline"`
+	// Trials counts the trials whose agent reported usage.
+	// +optional
+	Trials int32 `json:"trials,omitempty"`
+}
+
 // BudgetPolicy bounds what a campaign may spend. When a limit is reached no new trial starts,
 // the running ones finish, and the campaign completes with the trials that ran.
 type BudgetPolicy struct {
@@ -370,11 +382,24 @@ type BudgetPolicy struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	MaxWallSeconds *int64 `json:"maxWallSeconds,omitempty"`
+	// MaxTokens bounds the tokens the agents report (status.usage): input tokens, the cached
+	// ones among them, plus output tokens. It is checked against the trials whose agent stage
+	// ended, so the trials running when it is reached (up to spec.parallelism) may overshoot it.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxTokens *int64 `json:"maxTokens,omitempty"`
+	// MaxCostUSD bounds the cost in US dollars the agents report, e.g. "25.00" (at most 9
+	// decimals), compared exactly; like maxTokens it may be overshot by the running trials. An
+	// agent that reports no cost counts nothing toward it.
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,9}(\.[0-9]{1,9})?$`
+	// +optional
+	MaxCostUSD string `json:"maxCostUSD,omitempty"`
 }
 
 // BudgetStatus says which limit of spec.budget stopped the campaign.
 type BudgetStatus struct {
-	// StoppedBy is the spec.budget field whose limit was reached, e.g. maxWallSeconds.
+	// StoppedBy is the spec.budget field whose limit was reached: maxWallSeconds, maxTokens or
+	// maxCostUSD.
 	StoppedBy string `json:"stoppedBy"`
 	// +optional
 	StoppedTime *metav1.Time `json:"stoppedTime,omitempty"`

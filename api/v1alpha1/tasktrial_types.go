@@ -156,6 +156,36 @@ type PatchStatus struct {
 	SecretName string `json:"secretName"`
 }
 
+// AgentUsage is what agents said they spent (docs/task-format.md, the usage file), in
+// Harbor's terms. A field no agent reported is absent, which is not 0.
+type AgentUsage struct {
+	// InputTokens counts the input tokens, the cached ones included (Harbor's n_input_tokens).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	InputTokens *int64 `json:"inputTokens,omitempty"`
+	// CachedTokens counts the input tokens served from a cache (n_cache_tokens).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	CachedTokens *int64 `json:"cachedTokens,omitempty"`
+	// OutputTokens counts the generated tokens (n_output_tokens).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	OutputTokens *int64 `json:"outputTokens,omitempty"`
+	// CostUSD is the cost in US dollars (cost_usd), exact to the nano-dollar.
+	// +kubebuilder:validation:Pattern=`^[0-9]+\.[0-9]{2,9}$`
+	// +optional
+	CostUSD string `json:"costUSD,omitempty"`
+}
+
+// TrialUsage is a trial's reported usage.
+type TrialUsage struct {
+	AgentUsage `json:",inline"`
+	// Message says why the agent's usage file was not taken (malformed, a symbolic link, too
+	// large), when it was not; the trial went on without it.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
 // TaskTrialStatus is the trial's observed state.
 type TaskTrialStatus struct {
 	// +optional
@@ -196,6 +226,11 @@ type TaskTrialStatus struct {
 	// measured (it ends Failed with reason GraderFailed, an evaluation failure of its campaign).
 	// +optional
 	GraderFailed bool `json:"graderFailed,omitempty"`
+	// Usage is what the trial's agent says it spent, from its usage file, summed over the
+	// agent stage's runs (an infrastructure retry runs the agent, and pays, again). It is the
+	// agent's own claim, never a grade; a regrade runs no agent and reports none.
+	// +optional
+	Usage *TrialUsage `json:"usage,omitempty"`
 	// InfrastructureRetries used so far.
 	// +optional
 	InfrastructureRetries int32 `json:"infrastructureRetries,omitempty"`

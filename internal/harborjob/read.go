@@ -73,13 +73,7 @@ func ReadResults(roots []string) (results []Result, warnings []string, err error
 		if _, err := os.Stat(root); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w: give a job directory (Harbor layout) or a campaign name", root, errors.Unwrap(err))
 		}
-		walkRoot := root
-		if st, err := os.Lstat(root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			// A root given as a link is followed, as SWE-sweep's search follows it; links
-			// below it are not.
-			walkRoot = root + string(filepath.Separator)
-		}
-		err := filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(walkRoot(root), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				// An unreadable folder is passed over, as SWE-sweep's search passes it over.
 				warnings = append(warnings, fmt.Sprintf("skipped %s: %v", p, err))
@@ -103,6 +97,15 @@ func ReadResults(roots []string) (results []Result, warnings []string, err error
 		}
 	}
 	return results, warnings, nil
+}
+
+// walkRoot is what a walk of root starts from: a root given as a link is followed, as
+// SWE-sweep's search follows it; links below it are not.
+func walkRoot(root string) string {
+	if st, err := os.Lstat(root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return root + string(filepath.Separator)
+	}
+	return root
 }
 
 // readRewardFile reads one reward.json; t is nil when scoring skips the file, and notes say

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/usage"
 )
 
 // Job is a campaign to write in Harbor's layout.
@@ -69,6 +70,9 @@ type Trial struct {
 	// RegradeOf is config.json's "regrade_of": the trial whose artifacts this one graded
 	// again (its agent did not run; its agent files and artifacts are in that trial's folder).
 	RegradeOf string
+	// Usage is result.json's "agent_result": what the agent said it spent (Harbor's
+	// AgentContext fields), nil when it reported nothing (a regrade's agent did not run).
+	Usage     *usage.Usage
 	Exception *Exception
 	Started   time.Time
 	Finished  time.Time
@@ -130,6 +134,7 @@ type trialResult struct {
 	TaskName       string          `json:"task_name"`
 	TrialName      string          `json:"trial_name"`
 	Source         string          `json:"source"`
+	AgentResult    *usage.Usage    `json:"agent_result"`
 	VerifierResult *verifierResult `json:"verifier_result"`
 	ExceptionInfo  *Exception      `json:"exception_info"`
 	StartedAt      *time.Time      `json:"started_at"`
@@ -212,7 +217,7 @@ func TrialFiles(job Job, t Trial) (map[string][]byte, error) {
 	if files[ConfigFile], err = encodeJSON(cfg); err != nil {
 		return nil, fmt.Errorf("trial %s: %w", t.Name, err)
 	}
-	res := trialResult{TaskName: t.Task, TrialName: t.Name, Source: job.Name, ExceptionInfo: t.Exception,
+	res := trialResult{TaskName: t.Task, TrialName: t.Name, Source: job.Name, AgentResult: t.Usage, ExceptionInfo: t.Exception,
 		StartedAt: timePtr(t.Started), FinishedAt: timePtr(t.Finished),
 		AgentExecution: phase(t.Agent), Verifier: phase(t.Verifier)}
 	if t.Rewards != nil {

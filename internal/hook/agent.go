@@ -31,7 +31,7 @@ func RunAgent(ctx context.Context, spec pc.StageSpec, paths Paths) (Done, error)
 	if agent == nil {
 		agent = &pc.AgentSpec{Kind: agentkind.Nop}
 	}
-	env := stageEnv(spec.Env, agent.Env, map[string]string{"SWEEP_INSTRUCTION": paths.Instruction})
+	env := stageEnv(spec.Env, agent.Env, map[string]string{"SWEEP_INSTRUCTION": paths.Instruction, "SWEEP_USAGE_FILE": paths.Usage})
 	r := newRunner(spec, log, env)
 
 	// The base to diff against is fixed before the agent runs (the agent may commit): the

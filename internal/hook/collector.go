@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/regularfile"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/usage"
 )
 
 // CollectOptions tune the collector.
@@ -68,6 +70,9 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 	}
 	if s.Done && len(done.Rewards) > 0 {
 		reportRewards(&s, spec, paths, data)
+	}
+	if spec.Stage == pc.StageAgent {
+		s.Usage, s.UsageMessage = readUsage(paths.Usage)
 	}
 	var records []pc.Record
 	for i, o := range s.Outputs {
@@ -145,6 +150,35 @@ func collectedRewards(outputs []pc.Output, data [][]byte, verifierDir string) (r
 		return nil, err
 	}
 	return reward.ParseText(b)
+}
+
+// readUsage reads the agent's usage file, if it wrote one: never through a symbolic link,
+// never more than usage.MaxFileBytes. What is wrong with it is the message (bounded for the
+// summary); the trial goes on without it, as the file is the agent's claim, not a grade.
+// It is read even when the stage was interrupted: what the agent spent until then was spent.
+func readUsage(path string) (*usage.Usage, string) {
+	data, err := regularfile.ReadFile(path, usage.MaxFileBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ""
+	}
+	if err == nil {
+		var u usage.Usage
+		if u, err = usage.Parse(data); err == nil {
+			if !u.Reported() {
+				return nil, ""
+			}
+			return &u, ""
+		}
+	}
+	msg := fmt.Sprintf("usage file %s not taken: %v", filepath.Base(path), err)
+	if len(msg) > pc.MaxUsageMessageBytes {
+		msg = msg[:pc.MaxUsageMessageBytes-len("…")]
+		for len(msg) > 0 && !utf8.ValidString(msg) {
+			msg = msg[:len(msg)-1]
+		}
+		msg += "…"
+	}
+	return nil, msg
 }
 
 // summaryMessage encodes s with every output inline when that fits in a termination message

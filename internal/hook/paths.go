@@ -20,6 +20,8 @@ type Paths struct {
 	Solution    string
 	Patch       string // where the default collector writes the agent's patch
 	AgentLog    string
+	// Usage is the agent's usage file (podcontract.UsagePath).
+	Usage       string
 	VerifierDir string
 	Tests       string // holds test.sh
 	// TerminationLog is where the collector writes its summary.
@@ -39,6 +41,7 @@ func PodPaths() Paths {
 		Solution:       pc.SolutionDir,
 		Patch:          pc.PatchPath,
 		AgentLog:       pc.AgentLogPath,
+		Usage:          pc.UsagePath,
 		VerifierDir:    pc.VerifierLogDir,
 		Tests:          "/tests",
 		TerminationLog: "/dev/termination-log",
@@ -49,7 +52,7 @@ func PodPaths() Paths {
 func RootedPaths(root string) Paths {
 	p := PodPaths()
 	for _, f := range []*string{&p.Spec, &p.Instruction, &p.Done, &p.Input, &p.Solution, &p.Patch,
-		&p.AgentLog, &p.VerifierDir, &p.Tests, &p.TerminationLog} {
+		&p.AgentLog, &p.Usage, &p.VerifierDir, &p.Tests, &p.TerminationLog} {
 		*f = filepath.Join(root, *f)
 	}
 	return p

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/swe-sweep/sweep-operator/internal/reward"
+	"github.com/swe-sweep/sweep-operator/internal/usage"
 )
 
 // DefaultLimits are the limits used when a StageSpec sets none. The kubelet rotates a
@@ -48,6 +49,15 @@ const (
 
 // AgentLogPath is where the agent stage keeps the agent's merged, capped output.
 const AgentLogPath = AgentLogDir + "/" + RecordAgentLog
+
+// UsagePath is where any agent may write what it says it spent (internal/usage: Harbor's
+// n_input_tokens, n_cache_tokens, n_output_tokens and cost_usd); the collector reports it in
+// the agent stage's summary.
+const UsagePath = AgentLogDir + "/" + usage.FileName
+
+// MaxUsageMessageBytes bounds Summary.UsageMessage, so that a usage file's error cannot
+// crowd the rest out of a termination message.
+const MaxUsageMessageBytes = 256
 
 // validName is a Secret data key, so that every record can also be stored in one.
 var validName = regexp.MustCompile(`^[-._a-zA-Z0-9]{1,253}$`)

@@ -1,6 +1,10 @@
 package podcontract
 
-import "time"
+import (
+	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/usage"
+)
 
 // Summary is the collector's termination message: at most MaxSummaryBytes of JSON.
 type Summary struct {
@@ -14,9 +18,15 @@ type Summary struct {
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 	// Rewards are the verifier's numbers, when it produced a valid reward file.
-	Rewards    map[string]float64 `json:"rewards,omitempty"`
-	StartedAt  *time.Time         `json:"startedAt,omitempty"`
-	FinishedAt *time.Time         `json:"finishedAt,omitempty"`
+	Rewards map[string]float64 `json:"rewards,omitempty"`
+	// Usage is what the agent says it spent, from its usage file (UsagePath), validated: the
+	// agent's own claim, never a grade. Agent stage only; nil when it wrote none.
+	Usage *usage.Usage `json:"usage,omitempty"`
+	// UsageMessage says why a usage file the agent wrote was not taken (malformed, refused, too
+	// large); the trial goes on without it.
+	UsageMessage string     `json:"usageMessage,omitempty"`
+	StartedAt    *time.Time `json:"startedAt,omitempty"`
+	FinishedAt   *time.Time `json:"finishedAt,omitempty"`
 	// Outputs describe every record on the stream, in stream order, but the verifier's files
 	// that its manifest (RecordVerifierFiles) describes: they follow, in the manifest's order.
 	Outputs []Output `json:"outputs,omitempty"`

@@ -1,6 +1,7 @@
 package podcontract
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/usage"
 )
 
 func TestSummaryEncodeDecodeInline(t *testing.T) {
@@ -93,6 +95,10 @@ func TestDecodeSummaryRejects(t *testing.T) {
 		{"bad sha256", `{"stage":"agent","streamID":"x","outputs":[{"name":"a","sha256":"zz"}]}`, "invalid sha256"},
 		{"inline in streamed", `{"stage":"agent","streamID":"x","streamed":true,"outputs":[{"name":"a","sha256":"` + sha + `","inline":"YQ=="}]}`, "inline in a streamed summary"},
 		{"string reward", `{"stage":"verifier","streamID":"x","rewards":{"reward":"1"}}`, "not a summary"},
+		{"negative usage", `{"stage":"agent","streamID":"x","usage":{"n_input_tokens":-1}}`, "usage: n_input_tokens is -1"},
+		{"negative cost", `{"stage":"agent","streamID":"x","usage":{"cost_usd":-1}}`, "is negative"},
+		{"verifier usage", `{"stage":"verifier","streamID":"x","usage":{"n_input_tokens":1}}`, "a verifier stage reports usage"},
+		{"long usage message", `{"stage":"agent","streamID":"x","usageMessage":"` + strings.Repeat("x", 300) + `"}`, "usage message has 300 bytes"},
 		{"reward key too long", `{"stage":"verifier","streamID":"x","rewards":{"` + strings.Repeat("k", 65) + `":1}}`, "keys must have 1 to 64 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +106,46 @@ func TestDecodeSummaryRejects(t *testing.T) {
 				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestSummaryUsageRoundTrip(t *testing.T) {
+	input, cached, output := int64(1200), int64(200), int64(300)
+	spent := usage.Dollars(12_345_678_901)
+	s := Summary{Stage: StageAgent, StreamID: "s-1", Done: true,
+		Usage: &usage.Usage{InputTokens: &input, CacheTokens: &cached, OutputTokens: &output, CostUSD: &spent}}
+	b, err := EncodeSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeSummary(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(s, got); d != "" {
+		t.Errorf("summary (-want +got):\n%s", d)
+	}
+}
+
+// A usage message never costs a summary its outputs: it is dropped when nothing else fits.
+func TestEncodeSummaryDropsTheUsageMessage(t *testing.T) {
+	s := Summary{Stage: StageAgent, StreamID: "x", UsageMessage: strings.Repeat("u", MaxUsageMessageBytes)}
+	for i := 0; ; i++ {
+		s.Outputs = append(s.Outputs, NewOutput(strings.Repeat("n", 50)+strings.Repeat("m", i), nil, 0))
+		if b, _ := json.Marshal(s); len(b) > MaxSummaryBytes {
+			break
+		}
+	}
+	b, err := EncodeSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeSummary(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UsageMessage != "" || len(got.Outputs) != len(s.Outputs) {
+		t.Errorf("usage message %q and %d of %d outputs kept; want the outputs only", got.UsageMessage, len(got.Outputs), len(s.Outputs))
 	}
 }
 

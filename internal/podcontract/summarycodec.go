@@ -53,8 +53,8 @@ func (s Summary) InlineOutputs() (map[string][]byte, error) {
 	return out, nil
 }
 
-// EncodeSummary marshals s for the termination message, shortening Message if that is what
-// it takes to fit in MaxSummaryBytes.
+// EncodeSummary marshals s for the termination message, shortening Message, then dropping
+// UsageMessage, if that is what it takes to fit in MaxSummaryBytes.
 func EncodeSummary(s Summary) ([]byte, error) {
 	for {
 		b, err := json.Marshal(s)
@@ -65,6 +65,11 @@ func EncodeSummary(s Summary) ([]byte, error) {
 			return b, nil
 		}
 		over := len(b) - MaxSummaryBytes
+		if s.Message == "" && s.UsageMessage != "" {
+			// The agent's usage file can make this message; it goes before anything else.
+			s.UsageMessage = ""
+			continue
+		}
 		if s.Message == "" {
 			return nil, fmt.Errorf("summary has %d bytes, above the %d a termination message holds", len(b), MaxSummaryBytes)
 		}
@@ -117,6 +122,17 @@ func (s Summary) validate() error {
 		if err := reward.Result(s.Rewards).Validate(); err != nil {
 			return err
 		}
+	}
+	if s.Usage != nil {
+		if s.Stage != StageAgent {
+			return fmt.Errorf("a %s stage reports usage", s.Stage)
+		}
+		if err := s.Usage.Validate(); err != nil {
+			return fmt.Errorf("usage: %w", err)
+		}
+	}
+	if len(s.UsageMessage) > MaxUsageMessageBytes {
+		return fmt.Errorf("usage message has %d bytes, above %d", len(s.UsageMessage), MaxUsageMessageBytes)
 	}
 	seen := map[string]bool{}
 	for _, o := range s.Outputs {

@@ -82,6 +82,11 @@ func Build(tr *evalv1.TaskTrial, files map[string][]byte, manifest podcontract.V
 	if s := tr.Status.Agent; s != nil {
 		out.Agent = harborjob.Phase{Started: timeOf(s.StartTime), Finished: timeOf(s.CompletionTime)}
 	}
+	if tr.Status.Usage != nil {
+		if u := campaign.UsageOf(&tr.Status.Usage.AgentUsage); u.Reported() {
+			out.Usage = &u
+		}
+	}
 	if s := tr.Status.Verifier; s != nil {
 		out.Verifier = harborjob.Phase{Started: timeOf(s.StartTime), Finished: timeOf(s.CompletionTime)}
 	}

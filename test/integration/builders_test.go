@@ -98,8 +98,22 @@ func (w *runWrapper) ttl(seconds int32) *runWrapper {
 	return w
 }
 func (w *runWrapper) maxWallSeconds(n int64) *runWrapper {
-	w.Spec.Budget = &evalv1.BudgetPolicy{MaxWallSeconds: &n}
+	w.budget().MaxWallSeconds = &n
 	return w
+}
+func (w *runWrapper) maxTokens(n int64) *runWrapper {
+	w.budget().MaxTokens = &n
+	return w
+}
+func (w *runWrapper) maxCostUSD(dollars string) *runWrapper {
+	w.budget().MaxCostUSD = dollars
+	return w
+}
+func (w *runWrapper) budget() *evalv1.BudgetPolicy {
+	if w.Spec.Budget == nil {
+		w.Spec.Budget = &evalv1.BudgetPolicy{}
+	}
+	return w.Spec.Budget
 }
 func (w *runWrapper) guard(n int32) *runWrapper {
 	w.Spec.Guard = &evalv1.GuardPolicy{InfrastructureFailures: &n}

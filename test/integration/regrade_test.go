@@ -67,7 +67,7 @@ var _ = Describe("Regrading a finished campaign", func() {
 		a, b := campaign.TrialName("rg", "a", 1), campaign.TrialName("rg", "b", 1)
 
 		By("a is graded 0, b's agent Pod is evicted (no artifacts): the campaign completes")
-		k.runStage(a, agentStage, 1, agentSummary(samplePatch, ""))
+		k.runStage(a, agentStage, 1, agentSummaryWithUsage(100, 10, "0.01"))
 		k.runStage(a, verifierStage, 1, verifierSummary(sweepRewards(1, 0, 1)))
 		job := k.job(b, agentStage, 1)
 		pod := k.startPod(job, "p1")
@@ -133,6 +133,9 @@ var _ = Describe("Regrading a finished campaign", func() {
 		Expect(run.Status.Progress).To(Equal("2/2"))
 		Expect(k.trial(regrade).Status.Phase).To(Equal(evalv1.TrialSucceeded))
 		Expect(k.trial(a).Status.Score).To(Equal("0.0000"), "the earlier record is kept")
+		Expect(k.trial(regrade).Status.Usage).To(BeNil(), "a regrade runs no agent")
+		Expect(run.Status.Usage.Trials).To(Equal(int32(1)), "the agent that ran is counted once")
+		Expect(run.Status.Usage.CostUSD).To(Equal("0.01"))
 		Eventually(runStatus(ns, "rg"), timeout, poll).Should(Equal(status.CurrentStatus))
 
 		By("the same annotation applied again does nothing")

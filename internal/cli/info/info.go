@@ -61,16 +61,18 @@ func (o *Options) Validate() error {
 	return clioptions.CheckOutput(o.Format)
 }
 
-// document is the JSON report: SWE-sweep's keys, and beside them pass_at_k when asked and
-// exclusions when a campaign applied a list.
+// document is the JSON report: SWE-sweep's keys, and beside them pass_at_k when asked,
+// exclusions when a campaign applied a list, and usage when the agents reported some.
 type document struct {
 	report.Document
 	PassAtK    *passk.Report       `json:"pass_at_k,omitempty"`
 	Exclusions []report.Exclusions `json:"exclusions,omitempty"`
+	Usage      *usageDocument      `json:"usage,omitempty"`
 }
 
 func (o *Options) Run(ctx context.Context) error {
-	trials, runs, err := collect(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0)
+	var spent harborjob.UsageTotals
+	trials, runs, err := collect(ctx, o.Cluster, o.ErrOut, o.Sources, len(o.PassAt) > 0, &spent)
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "warning: task %s: its trials disagree on n_subtasks; it counts %d bugs, its first trial's (SWE-sweep's rule), so its resolved bugs may exceed its bugs and the score pass 100%%\n", t.Task, t.Subtasks)
 		}
 	}
-	doc := document{Document: report.NewDocument(rep), Exclusions: excluded}
+	doc := document{Document: report.NewDocument(rep), Exclusions: excluded, Usage: newUsageDocument(spent)}
 	if len(o.PassAt) > 0 {
 		pk := passk.Compute(trials, o.PassAt)
 		for _, t := range pk.Tasks {
@@ -104,11 +106,13 @@ func (o *Options) Run(ctx context.Context) error {
 		if err := report.WriteExclusions(w, excluded); err != nil {
 			return err
 		}
-		if doc.PassAtK == nil {
-			return nil
+		if doc.PassAtK != nil {
+			fmt.Fprintln(w)
+			if err := report.WritePassAtK(w, *doc.PassAtK, o.PerTask); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintln(w)
-		return report.WritePassAtK(w, *doc.PassAtK, o.PerTask)
+		return writeUsage(w, spent)
 	})
 }
 
@@ -146,22 +150,25 @@ func ScoringTrials(trials []passk.Trial) []scoring.Trial {
 // error, as they are for SWE-sweep. With perBug, each counted trial also gets what its
 // eval.json says of each bug (beside its reward.json, or in its results Secret).
 func CollectTrials(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, error) {
-	trials, _, err := collect(ctx, cluster, errOut, sources, perBug)
+	trials, _, err := collect(ctx, cluster, errOut, sources, perBug, &harborjob.UsageTotals{})
 	return trials, err
 }
 
-// collect is CollectTrials that also returns the SweepRuns among the sources.
-func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool) ([]passk.Trial, []*evalv1.SweepRun, error) {
+// collect is CollectTrials that also returns the SweepRuns among the sources and adds to spent
+// the usage the sources' agents reported: a SweepRun's status.usage, a job tree's result.json
+// files.
+func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer, sources []string, perBug bool, spent *harborjob.UsageTotals) ([]passk.Trial, []*evalv1.SweepRun, error) {
 	var trials []passk.Trial
 	var runs []*evalv1.SweepRun
 	var dirs []string
 	for _, arg := range sources {
 		if storeread.IsURL(arg) {
-			read, err := storeTrials(ctx, errOut, arg, perBug)
+			read, sum, err := storeTrials(ctx, errOut, arg, perBug)
 			if err != nil {
 				return nil, nil, err
 			}
 			trials = append(trials, read...)
+			spent.Add(sum)
 			continue
 		}
 		st, statErr := os.Stat(arg)
@@ -177,7 +184,12 @@ func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer,
 			if err != nil {
 				return nil, nil, err
 			}
+			sum, err := dirUsage(errOut, arg)
+			if err != nil {
+				return nil, nil, err
+			}
 			trials = append(trials, read...)
+			spent.Add(sum)
 			dirs = append(dirs, arg)
 			continue
 		}
@@ -194,6 +206,7 @@ func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer,
 		if err != nil {
 			return nil, nil, err
 		}
+		spent.Add(campaignUsage(run))
 		campaign.SortAsExported(items)
 		unfinished := 0
 		for i := range items {
@@ -216,6 +229,15 @@ func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer,
 		return nil, nil, fmt.Errorf("no SWE-sweep %s found under %s: give a Harbor job directory or the output of `sweep export`", reward.FileJSON, strings.Join(dirs, ", "))
 	}
 	return trials, runs, nil
+}
+
+// dirUsage sums the usage a Harbor job tree's result.json files report.
+func dirUsage(errOut io.Writer, dir string) (harborjob.UsageTotals, error) {
+	sum, warnings, err := harborjob.ReadUsage([]string{dir})
+	for _, w := range warnings {
+		fmt.Fprintf(errOut, "warning: %s\n", w)
+	}
+	return sum, err
 }
 
 // dirTrials reads the trials of a Harbor job tree.
