@@ -14,6 +14,7 @@ var known = map[string]bool{
 	EmptyBugSubset: true, UnknownBugs: true, BugSubsetUnsupported: true,
 	TrialRunning: true, InfrastructureFailing: true, Retrying: true,
 	StoreUnavailable: true, RecordWritten: true, VerdictsAgree: true, VerdictsDiffer: true,
+	Admitted: true, WaitingForAdmission: true, QueueEvicted: true,
 }
 
 // Known reports whether reason is one of this package's reasons.

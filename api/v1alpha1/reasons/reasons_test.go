@@ -23,6 +23,7 @@ var all = map[string]string{
 	Retrying:              "Retrying", VerdictsAgree: "VerdictsAgree", VerdictsDiffer: "VerdictsDiffer",
 	EmptyBugSubset: "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 	StoreUnavailable: "StoreUnavailable", RecordWritten: "RecordWritten",
+	Admitted: "Admitted", WaitingForAdmission: "WaitingForAdmission", QueueEvicted: "QueueEvicted",
 }
 
 func TestValues(t *testing.T) {
@@ -31,8 +32,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 42 {
-		t.Errorf("%d reasons pinned, want 42: pin a new reason here", len(all))
+	if len(all) != 45 {
+		t.Errorf("%d reasons pinned, want 45: pin a new reason here", len(all))
 	}
 }
 
@@ -43,6 +44,8 @@ var notReasons = map[string]string{
 	"api/v1alpha1/sweeprun_types.go": "Suspended",
 	// The Pod status reason the node controller sets, which failure reads.
 	"internal/failure/classify.go": "NodeLost",
+	// The TrialAdmitted condition type, whose true reason is Admitted.
+	"api/v1alpha1/tasktrial_types.go": "Admitted",
 }
 
 // TestDefinedOnce fails when a non-test Go file of the module spells a reason as a string
