@@ -49,12 +49,13 @@ func NewestPod(pods []corev1.Pod) *corev1.Pod {
 // evicted the Job and admitted it again (docs/kueue.md), the Pods the Job controller deleted
 // on the eviction may still be listed, and they say nothing of the stage's new run. Such a
 // Pod is being deleted and was created before the Job's current start (status.startTime,
-// started; zero keeps all). A Pod of the current run is never left out unless it is being
-// deleted too.
+// started), or the Job has not started again yet (started zero: Kueue unsuspended it, the Job
+// controller has not recorded the start). A Pod of the current run is never left out unless
+// it is being deleted too.
 func PodsOfAdmission(pods []corev1.Pod, started time.Time) []corev1.Pod {
 	var current []corev1.Pod
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil || !p.CreationTimestamp.Time.Before(started) {
+		if p.DeletionTimestamp == nil || (!started.IsZero() && !p.CreationTimestamp.Time.Before(started)) {
 			current = append(current, p)
 		}
 	}

@@ -92,7 +92,7 @@ func TestPodsOfAdmission(t *testing.T) {
 		started time.Duration
 		want    []string
 	}{
-		"no start yet keeps all":                 {pods: []corev1.Pod{pod("a", 0, true)}, started: -1, want: []string{"a"}},
+		"no start yet: a deleted Pod goes":       {pods: []corev1.Pod{pod("a", 0, true), pod("b", time.Minute, false)}, started: -1, want: []string{"b"}},
 		"the evicted run's deleted Pod goes":     {pods: []corev1.Pod{pod("a", 0, true)}, started: 10 * time.Minute},
 		"the new run's Pod stays":                {pods: []corev1.Pod{pod("a", 0, true), pod("b", 11*time.Minute, false)}, started: 10 * time.Minute, want: []string{"b"}},
 		"a Pod before the start, not deleted":    {pods: []corev1.Pod{pod("a", 0, false)}, started: 10 * time.Minute, want: []string{"a"}},
