@@ -56,7 +56,7 @@ func (k kubelet) evict(job *batchv1.Job, pod *corev1.Pod) {
 	// failure in a running Job.
 	pod.Status.Phase = corev1.PodFailed
 	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name,
-		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "killed while pulling"}},
+		State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "killed while pulling"}},
 		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error"}}}}
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 	ExpectWithOffset(1, k8s.Delete(k.ctx(), pod)).To(Succeed())
