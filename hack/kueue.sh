@@ -55,7 +55,7 @@ build() {
   trap 'rm -rf "$tmp"' EXIT
   # A GOBIN of its own so a half-built binary never takes the versioned name; static, as
   # Kueue's own image is; -p 2 for this kind of machine.
-  CGO_ENABLED=0 GOBIN=$tmp go install -p "${BUILD_PARALLELISM:-2}" -trimpath -ldflags "-s -w" "$mod/cmd/kueue@$KUEUE_VERSION"
+  CGO_ENABLED=0 GOBIN=$tmp go install -p "${BUILD_PARALLELISM:-2}" -ldflags "-s -w" "$mod/cmd/kueue@$KUEUE_VERSION"
   mv "$tmp/kueue" "$bin"
   rm -rf "$tmp"
   trap - EXIT
