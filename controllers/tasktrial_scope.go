@@ -251,7 +251,7 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 		return ctrl.Result{}, true, err
 	}
 	recordStageTimes(*ss, obs)
-	s.recordAdmission(stage, *ss, obs)
+	s.recordAdmission(*ss, obs)
 	verdict := failure.Classify(obs)
 	if hold, err := s.checkImage(ctx, stage, pod, &verdict); err != nil || hold {
 		return ctrl.Result{RequeueAfter: provenance.PinRecheck}, true, err
@@ -305,13 +305,13 @@ func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss 
 	if ss.StartTime == nil {
 		ss.StartTime = s.metaNow()
 	}
-	s.recordAdmission(stage, ss, failure.ObserveJob(stage, job, s.now, s.r.StartTimeout))
+	s.recordAdmission(ss, failure.ObserveJob(stage, job, s.now, s.r.StartTimeout))
 	return ctrl.Result{RequeueAfter: s.r.StartTimeout}, true, nil
 }
 
 // recordAdmission keeps, for a trial with a Kueue queue, how the stage's Job stands with it
 // (failure.Admit) in the stage's status and the Admitted condition.
-func (s *trialScope) recordAdmission(stage podcontract.Stage, ss *evalv1.StageStatus, obs failure.Stage) {
+func (s *trialScope) recordAdmission(ss *evalv1.StageStatus, obs failure.Stage) {
 	queue := s.trial.Spec.QueueName
 	if queue == "" {
 		return
