@@ -29,7 +29,7 @@ func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *
 	if err := s.r.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
 		return obs, nil, err
 	}
-	pod := failure.NewestPod(pods.Items)
+	pod := failure.NewestPod(failure.PodsOfAdmission(pods.Items, obs.JobStarted))
 	if pod != nil {
 		obs.ObservePod(pod)
 	}

@@ -252,6 +252,7 @@ func (s *trialScope) stage(ctx context.Context, stage podcontract.Stage, ss **ev
 		return ctrl.Result{}, true, err
 	}
 	recordStageTimes(*ss, obs)
+	s.recordAdmission(*ss, obs)
 	verdict := failure.Classify(obs)
 	if hold, err := s.checkImage(ctx, stage, pod, &verdict); err != nil || hold {
 		return ctrl.Result{RequeueAfter: provenance.PinRecheck}, true, err
@@ -305,7 +306,39 @@ func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss 
 	if ss.StartTime == nil {
 		ss.StartTime = s.metaNow()
 	}
+	s.recordAdmission(ss, failure.ObserveJob(stage, job, s.now, s.r.StartTimeout))
 	return ctrl.Result{RequeueAfter: s.r.StartTimeout}, true, nil
+}
+
+// recordAdmission keeps, for a trial with a Kueue queue, how the stage's Job stands with it
+// (failure.Admit) in the stage's status and the Admitted condition.
+func (s *trialScope) recordAdmission(ss *evalv1.StageStatus, obs failure.Stage) {
+	queue := s.trial.Spec.QueueName
+	if queue == "" {
+		return
+	}
+	prev := failure.Admission{Evictions: ss.Evictions}
+	if ss.AdmissionTime != nil {
+		prev.Admitted = ss.AdmissionTime.Time
+	}
+	if ss.EvictionTime != nil {
+		prev.Evicted = ss.EvictionTime.Time
+	}
+	next, state := failure.Admit(obs, prev, queue)
+	ss.AdmissionTime, ss.EvictionTime, ss.Evictions = optionalTime(next.Admitted), optionalTime(next.Evicted), next.Evictions
+	status := metav1.ConditionTrue
+	if state.Waiting() {
+		status = metav1.ConditionFalse
+	}
+	meta.SetStatusCondition(&s.trial.Status.Conditions, metav1.Condition{Type: evalv1.TrialAdmitted, Status: status,
+		Reason: state.Reason, Message: state.Message, ObservedGeneration: s.trial.Generation})
+}
+
+func optionalTime(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &metav1.Time{Time: t}
 }
 
 func (s *trialScope) retry(ctx context.Context, stage podcontract.Stage, ss **evalv1.StageStatus, class failure.Class, d failure.Decision) (ctrl.Result, bool, error) {

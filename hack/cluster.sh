@@ -343,7 +343,9 @@ start_control_plane() {
     --initial-cluster sweep=http://127.0.0.1:2380 --listen-metrics-urls http://127.0.0.1:2381 \
     --quota-backend-bytes 2147483648 --unsafe-no-fsync
   wait_for "etcd healthy" 60 in_ns curl -sf http://127.0.0.1:2381/health
-  # 0.0.0.0 inside the namespace: loopback, the node IP (components, Pods) and the veth (host)
+  # 0.0.0.0 inside the namespace: loopback, the node IP (components, Pods) and the veth (host).
+  # --enable-aggregator-routing: webhooks and aggregated APIs behind a Service are called at the
+  # Service's endpoints, as there is no kube-proxy for its cluster IP (hack/kueue.sh's webhooks).
   start_bg kube-apiserver "$BIN/kube-apiserver" \
     --etcd-servers=http://127.0.0.1:2379 \
     --bind-address=0.0.0.0 --advertise-address=$NODEIP --secure-port=6443 \
@@ -354,7 +356,7 @@ start_control_plane() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-cluster-ip-range=$SVCCIDR \
     --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
-    --allow-privileged=true --cert-dir="$L/apiserver-certs"
+    --allow-privileged=true --cert-dir="$L/apiserver-certs" --enable-aggregator-routing=true
   wait_for "kube-apiserver ready (from the host, $NSIP:6443)" 120 kc get --raw /readyz
   start_bg kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig="$C/controller-manager.kubeconfig" \

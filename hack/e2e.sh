@@ -17,6 +17,8 @@ trap cleanup EXIT
 hack/stack.sh
 # The Helm spec installs the chart with the pinned helm (built once from the Go module proxy).
 hack/helm.sh >/dev/null
+# The Kueue spec installs Kueue (built once from the Go module proxy) and uninstalls it after.
+hack/kueue.sh >/dev/null
 echo "[e2e] stack ready after $(( $(date +%s) - t0 ))s"
 go test -tags e2e -count=1 -timeout 40m -v ./test/e2e/ -ginkgo.v
 echo "[e2e] finished after $(( $(date +%s) - t0 ))s"

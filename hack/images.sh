@@ -6,6 +6,7 @@
 #   hack/images.sh manager                 manager image from ./cmd/manager (MANAGER_BIN=FILE likewise)
 #   hack/images.sh python-base             Debian bookworm minbase + python3, python3-pytest, git
 #   hack/images.sh seaweedfs               the e2e suite's S3 server, weed of hack/seaweedfs.sh (WEED_BIN=FILE likewise)
+#   hack/images.sh kueue                   Kueue's manager, the kueue binary of hack/kueue.sh (KUEUE_BIN=FILE likewise)
 #   hack/images.sh task-images TASKDIR     agent + verifier images of one task directory
 #   hack/images.sh task-images-from NAME REPO_DIR TESTS_DIR WORKDIR
 #   hack/images.sh catalogue TASKS-DIR...  every task, under the references `sweep tasks images` gives
@@ -96,6 +97,19 @@ image_seaweedfs() {
   fi
   emit seaweedfs "$out" "$cache/seaweedfs.ref" \
     -base-binary "$exe" -binary-path /weed -entrypoint '["/weed"]' -user 65532:65532
+}
+
+# Kueue's manager, as its own image has it: /manager as 65532; made again only when the
+# binary is newer.
+image_kueue() {
+  local exe=${KUEUE_BIN:-} out=$cache/kueue.tar
+  [ -n "$exe" ] || exe=$(bash "$root/hack/kueue.sh")
+  if [ -f "$out" ] && [ -s "$cache/kueue.ref" ] && [ "$out" -nt "$exe" ] && [ -z "${REGISTRY:-}" ]; then
+    say "$(cat "$cache/kueue.ref")  (up to date)"
+    return
+  fi
+  emit kueue "$out" "$cache/kueue.ref" \
+    -base-binary "$exe" -binary-path /manager -entrypoint '["/manager"]' -user 65532:65532
 }
 
 debian_mirror() {
@@ -237,6 +251,7 @@ case "$cmd" in
   manager) image_manager ;;
   python-base) image_python_base ;;
   seaweedfs) image_seaweedfs ;;
+  kueue) image_kueue ;;
   task-images) task_images_dir "$@" ;;
   catalogue) catalogue_images "$@" ;;
   task-images-from) [ $# = 4 ] || { echo "usage: $0 task-images-from NAME REPO_DIR TESTS_DIR WORKDIR" >&2; exit 2; }; task_images "$@" ;;

@@ -44,6 +44,7 @@ type TaskExclusions struct {
 // +kubebuilder:validation:XValidation:rule="has(self.artifactStore) == has(oldSelf.artifactStore) && (!has(self.artifactStore) || self.artifactStore == oldSelf.artifactStore)",message="spec.artifactStore is immutable: a campaign's records stay in one store; create a new SweepRun to use another"
 // +kubebuilder:validation:XValidation:rule="has(self.podSecurity) == has(oldSelf.podSecurity) && (!has(self.podSecurity) || self.podSecurity == oldSelf.podSecurity)",message="spec.podSecurity is immutable: create a new SweepRun to change the pod security"
 // +kubebuilder:validation:XValidation:rule="has(self.grading) == has(oldSelf.grading) && (!has(self.grading) || self.grading == oldSelf.grading)",message="spec.grading is immutable: a campaign's trials are graded by one rule; create a new SweepRun to change it"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadPriorityClasses) || (has(self.queueName) && self.queueName != ”)",message="spec.workloadPriorityClasses needs spec.queueName: Kueue reads a Job's priority class only when it queues the Job; set spec.queueName to a LocalQueue or remove spec.workloadPriorityClasses"
 type SweepRunSpec struct {
 	Tasks TaskSelection `json:"tasks"`
 	Agent AgentSpec     `json:"agent"`
@@ -82,9 +83,17 @@ type SweepRunSpec struct {
 	// Grading sets options of the built-in grader, copied into every trial.
 	// +optional
 	Grading *GradingPolicy `json:"grading,omitempty"`
-	// QueueName is the Kueue LocalQueue the trial Jobs are submitted to.
+	// QueueName is the Kueue LocalQueue the trial Jobs are submitted to (docs/kueue.md): each
+	// stage's Job is created suspended with the label kueue.x-k8s.io/queue-name and runs once
+	// the queue admits it. Time waiting for admission, and an eviction by the queue, are not
+	// the trial's: never timed, scored or retried.
 	// +optional
 	QueueName string `json:"queueName,omitempty"`
+	// WorkloadPriorityClasses are the Kueue WorkloadPriorityClasses of the stages' Jobs
+	// (label kueue.x-k8s.io/priority-class), for example a verifier above the agent so that a
+	// trial whose agent already ran is graded before new agents start. Needs queueName.
+	// +optional
+	WorkloadPriorityClasses *WorkloadPriorityClasses `json:"workloadPriorityClasses,omitempty"`
 	// Suspend stops creating trials; running trials finish.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
@@ -123,6 +132,17 @@ const (
 	SweepRunProgressing = "Progressing"
 )
 
+// WorkloadPriorityClasses names a Kueue WorkloadPriorityClass per stage; an empty one leaves
+// the stage's Job at the queue's default priority.
+type WorkloadPriorityClasses struct {
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Agent string `json:"agent,omitempty"`
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Verifier string `json:"verifier,omitempty"`
+}
+
 // SweepRunPhase summarises the conditions for printing.
 // +kubebuilder:validation:Enum=Pending;Running;Suspended;Succeeded;Failed
 type SweepRunPhase string
@@ -146,6 +166,11 @@ type TrialCounts struct {
 	Succeeded int32 `json:"succeeded"`
 	Failed    int32 `json:"failed"`
 	Error     int32 `json:"error"`
+	// Queued counts the running or verifying trials whose current stage's Job waits for its
+	// Kueue queue to admit it (first admission or after an eviction): their Admitted
+	// condition is false.
+	// +optional
+	Queued int32 `json:"queued,omitempty"`
 }
 
 // SweepRunStatus holds counters and aggregates only: never one entry per trial.

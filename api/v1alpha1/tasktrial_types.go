@@ -78,6 +78,9 @@ type TaskTrialSpec struct {
 	Grading *GradingPolicy `json:"grading,omitempty"`
 	// +optional
 	QueueName string `json:"queueName,omitempty"`
+	// WorkloadPriorityClasses is the run's spec.workloadPriorityClasses, copied.
+	// +optional
+	WorkloadPriorityClasses *WorkloadPriorityClasses `json:"workloadPriorityClasses,omitempty"`
 	// RegradeOf names the trial whose stored artifacts this trial grades again (a regrade,
 	// `sweep regrade`): its agent stage does not run, its patch is that trial's and its
 	// verifier mounts that trial's artifacts Secrets.
@@ -119,6 +122,10 @@ const (
 	// rules) agrees with its hardened one (true, reason VerdictsAgree) or not (false, reason
 	// VerdictsDiffer, the message saying how and why). Only SWE-bench grader trials carry it.
 	TrialOfficialVerdictAgrees = "OfficialVerdictAgrees"
+	// TrialAdmitted: the current stage's Job runs, admitted by its Kueue queue (true, reason
+	// Admitted), or waits for admission (false, reason WaitingForAdmission or QueueEvicted,
+	// the message naming the queue). Only trials with spec.queueName carry it.
+	TrialAdmitted = "Admitted"
 )
 
 // StageStatus records one stage's current Job.
@@ -132,6 +139,16 @@ type StageStatus struct {
 	// ContainerStartTime is when the stage's main container started, from its Pod.
 	// +optional
 	ContainerStartTime *metav1.Time `json:"containerStartTime,omitempty"`
+	// AdmissionTime is when the Job last started, admitted by its queue: its status.startTime
+	// as the controller last saw it, set again at each re-admission.
+	// +optional
+	AdmissionTime *metav1.Time `json:"admissionTime,omitempty"`
+	// Evictions counts the times the queue took the Job's admission back (Kueue suspended it
+	// again); EvictionTime is the last. The same Job is admitted again: no retry is used.
+	// +optional
+	Evictions int32 `json:"evictions,omitempty"`
+	// +optional
+	EvictionTime *metav1.Time `json:"evictionTime,omitempty"`
 	// JobFinishTime is when the Job finished (its Pod ended), from the Job's conditions.
 	// +optional
 	JobFinishTime *metav1.Time `json:"jobFinishTime,omitempty"`

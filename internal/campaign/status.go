@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 	"github.com/swe-sweep/sweep-operator/internal/scoring"
@@ -43,10 +45,19 @@ func SortAsExported(trials []evalv1.TaskTrial) {
 	slices.SortStableFunc(trials, func(a, b evalv1.TaskTrial) int { return strings.Compare(folder(&a), folder(&b)) })
 }
 
-// Counts tallies trials by phase.
+// Queued reports whether a trial that has not finished waits for its Kueue queue to admit
+// its current stage's Job (its Admitted condition is false).
+func Queued(t *evalv1.TaskTrial) bool {
+	return !t.Status.Phase.Finished() && meta.IsStatusConditionFalse(t.Status.Conditions, evalv1.TrialAdmitted)
+}
+
+// Counts tallies trials by phase, and the queued ones among them.
 func Counts(trials []evalv1.TaskTrial, total int32) evalv1.TrialCounts {
 	c := evalv1.TrialCounts{Total: total, Created: int32(len(trials))}
 	for i := range trials {
+		if Queued(&trials[i]) {
+			c.Queued++
+		}
 		switch trials[i].Status.Phase {
 		case evalv1.TrialAgentRunning:
 			c.Running++

@@ -119,12 +119,20 @@ type rule func(Stage) (Verdict, bool)
 
 // Classify runs the chain over one observation.
 func Classify(s Stage) Verdict {
-	for _, r := range []rule{imagePull, outOfStorage, disrupted, startTimeout, stillRunning, awaitPodStatus, outOfMemory, fromSummary, lostCollector} {
+	for _, r := range []rule{queued, imagePull, outOfStorage, disrupted, startTimeout, stillRunning, awaitPodStatus, outOfMemory, fromSummary, lostCollector} {
 		if v, ok := r(s); ok {
 			return v
 		}
 	}
 	return Verdict{}
+}
+
+// queued holds every decision while the Job waits for its Kueue queue, for its first
+// admission or after an eviction: the Job is not running, and a Pod the Job controller
+// deleted on the eviction (killed, perhaps mid-pull) is no failure of the stage. The same Job
+// runs the stage once admitted again.
+func queued(s Stage) (Verdict, bool) {
+	return Verdict{}, s.Suspended && !s.Finished()
 }
 
 var imagePullReasons = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "ErrImageNeverPull": true, "InvalidImageName": true}

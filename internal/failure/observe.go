@@ -45,6 +45,23 @@ func NewestPod(pods []corev1.Pod) *corev1.Pod {
 	return newest
 }
 
+// PodsOfAdmission leaves out of a Job's Pods those of an earlier admission: after its queue
+// evicted the Job and admitted it again (docs/kueue.md), the Pods the Job controller deleted
+// on the eviction may still be listed, and they say nothing of the stage's new run. Such a
+// Pod is being deleted and was created before the Job's current start (status.startTime,
+// started), or the Job has not started again yet (started zero: Kueue unsuspended it, the Job
+// controller has not recorded the start). A Pod of the current run is never left out unless
+// it is being deleted too.
+func PodsOfAdmission(pods []corev1.Pod, started time.Time) []corev1.Pod {
+	var current []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil || (!started.IsZero() && !p.CreationTimestamp.Time.Before(started)) {
+			current = append(current, p)
+		}
+	}
+	return current
+}
+
 // ObservePod adds what the stage's Pod shows: its state, and the collector's summary from the
 // collector container's termination message.
 func (s *Stage) ObservePod(pod *corev1.Pod) {

@@ -79,6 +79,42 @@ func TestNewestPod(t *testing.T) {
 	}
 }
 
+func TestPodsOfAdmission(t *testing.T) {
+	pod := func(name string, created time.Duration, deleted bool) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(t0.Add(created))}}
+		if deleted {
+			p.DeletionTimestamp = &metav1.Time{Time: t0.Add(created + time.Minute)}
+		}
+		return p
+	}
+	cases := map[string]struct {
+		pods    []corev1.Pod
+		started time.Duration
+		want    []string
+	}{
+		"no start yet: a deleted Pod goes":       {pods: []corev1.Pod{pod("a", 0, true), pod("b", time.Minute, false)}, started: -1, want: []string{"b"}},
+		"the evicted run's deleted Pod goes":     {pods: []corev1.Pod{pod("a", 0, true)}, started: 10 * time.Minute},
+		"the new run's Pod stays":                {pods: []corev1.Pod{pod("a", 0, true), pod("b", 11*time.Minute, false)}, started: 10 * time.Minute, want: []string{"b"}},
+		"a Pod before the start, not deleted":    {pods: []corev1.Pod{pod("a", 0, false)}, started: 10 * time.Minute, want: []string{"a"}},
+		"a deleted Pod of the current run stays": {pods: []corev1.Pod{pod("b", 11*time.Minute, true)}, started: 10 * time.Minute, want: []string{"b"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			started := time.Time{}
+			if tc.started >= 0 {
+				started = t0.Add(tc.started)
+			}
+			var got []string
+			for _, p := range PodsOfAdmission(tc.pods, started) {
+				got = append(got, p.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("PodsOfAdmission (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestObservePod(t *testing.T) {
 	summary := podcontract.Summary{Stage: podcontract.StageAgent, StreamID: "s-1", Done: true}
 	encoded, err := podcontract.EncodeSummary(summary)

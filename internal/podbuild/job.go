@@ -27,8 +27,12 @@ const (
 // MainContainer is the main container's name for a stage: "agent" or "verifier".
 func MainContainer(stage podcontract.Stage) string { return string(stage) }
 
-// QueueLabel submits a Job to a Kueue LocalQueue.
-const QueueLabel = "kueue.x-k8s.io/queue-name"
+// QueueLabel submits a Job to a Kueue LocalQueue; PriorityClassLabel names the Kueue
+// WorkloadPriorityClass of its Workload.
+const (
+	QueueLabel         = "kueue.x-k8s.io/queue-name"
+	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
+)
 
 // StartAllowanceSeconds is added to a stage's own timeouts in activeDeadlineSeconds: time to
 // schedule, pull and start the Pod, and to collect and report afterwards.
@@ -165,8 +169,23 @@ func Job(in JobInput) *batchv1.Job {
 		job.Labels[QueueLabel] = trial.Spec.QueueName
 		// Kueue admits a Job by unsuspending it.
 		job.Spec.Suspend = ptr.To(true)
+		if class := WorkloadPriorityClass(trial.Spec.WorkloadPriorityClasses, in.Stage); class != "" {
+			job.Labels[PriorityClassLabel] = class
+		}
 	}
 	return job
+}
+
+// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of a stage's Job, empty for the
+// queue's default.
+func WorkloadPriorityClass(classes *evalv1.WorkloadPriorityClasses, stage podcontract.Stage) string {
+	switch {
+	case classes == nil:
+		return ""
+	case stage == podcontract.StageVerifier:
+		return classes.Verifier
+	}
+	return classes.Agent
 }
 
 func deadline(in JobInput) int64 {

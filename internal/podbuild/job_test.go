@@ -140,6 +140,44 @@ func TestJobInvariants(t *testing.T) {
 	}
 }
 
+// TestQueuedJobLabels: a queued trial's Jobs are created suspended with the queue's label,
+// and each stage's Job carries its own WorkloadPriorityClass.
+func TestQueuedJobLabels(t *testing.T) {
+	task := sampleTask(t)
+	type labels struct {
+		Suspended     bool
+		Queue, Class  string
+		HasClassLabel bool
+	}
+	for _, tc := range []struct {
+		name    string
+		classes *evalv1.WorkloadPriorityClasses
+		stage   podcontract.Stage
+		queue   string
+		want    labels
+	}{
+		{name: "no queue", stage: podcontract.StageAgent, classes: &evalv1.WorkloadPriorityClasses{Agent: "a"}, want: labels{}},
+		{name: "queue, no classes", stage: podcontract.StageAgent, queue: "q", want: labels{Suspended: true, Queue: "q"}},
+		{name: "agent class", stage: podcontract.StageAgent, queue: "q", classes: &evalv1.WorkloadPriorityClasses{Agent: "agents", Verifier: "verifiers"},
+			want: labels{Suspended: true, Queue: "q", Class: "agents", HasClassLabel: true}},
+		{name: "verifier class", stage: podcontract.StageVerifier, queue: "q", classes: &evalv1.WorkloadPriorityClasses{Agent: "agents", Verifier: "verifiers"},
+			want: labels{Suspended: true, Queue: "q", Class: "verifiers", HasClassLabel: true}},
+		{name: "only the verifier raised", stage: podcontract.StageAgent, queue: "q", classes: &evalv1.WorkloadPriorityClasses{Verifier: "verifiers"},
+			want: labels{Suspended: true, Queue: "q"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trial := makeTrial("t", "calc").queue(tc.queue).obj()
+			trial.Spec.WorkloadPriorityClasses = tc.classes
+			job := Job(JobInput{Trial: trial, Task: task, Stage: tc.stage, Run: 1, HookImage: "hook", Timeouts: Timeouts{Agent: 100, Verifier: 50}})
+			class, has := job.Labels[PriorityClassLabel]
+			got := labels{Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend, Queue: job.Labels[QueueLabel], Class: class, HasClassLabel: has}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("job (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestTimeoutAndResourceErrors(t *testing.T) {
 	task := sampleTask(t)
 	if _, err := StageTimeouts(makeTrial("t", "calc").timeouts("-1", "").obj(), task); err == nil ||

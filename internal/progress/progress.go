@@ -20,6 +20,8 @@ type Snapshot struct {
 	Total  int
 	Done   int
 	Active int
+	// Queued counts the active trials whose stage's Job waits for its Kueue queue.
+	Queued int
 	// Failed counts finished trials that were not measured (Failed and Error).
 	Failed  int
 	Report  scoring.Report
@@ -48,6 +50,9 @@ func Take(run *evalv1.SweepRun, trials []evalv1.TaskTrial, now time.Time) Snapsh
 		if !tr.Status.Phase.Finished() {
 			if tr.Status.Phase != "" && tr.Status.Phase != evalv1.TrialPending {
 				s.Active++
+			}
+			if campaign.Queued(tr) {
+				s.Queued++
 			}
 			continue
 		}
@@ -118,7 +123,12 @@ func (s Snapshot) Line() string {
 	} else {
 		fmt.Fprintf(&b, "%d done", s.Done)
 	}
-	fmt.Fprintf(&b, ", %d running, %d failed, score %s (%.2f/%d bugs)", s.Active, s.Failed,
+	fmt.Fprintf(&b, ", %d running", s.Active)
+	if s.Queued > 0 {
+		// Among the running ones: their Jobs wait for admission by their Kueue queue.
+		fmt.Fprintf(&b, " (%d queued)", s.Queued)
+	}
+	fmt.Fprintf(&b, ", %d failed, score %s (%.2f/%d bugs)", s.Failed,
 		scoring.Format(s.Report.Score), s.Report.ResolvedBugs, s.Report.GradedBugs)
 	if eta, ok := s.ETA(); ok && !s.Finished() {
 		fmt.Fprintf(&b, ", ETA %s", eta)

@@ -53,6 +53,26 @@ func TestTake(t *testing.T) {
 	}
 }
 
+// TestTakeQueued: running trials whose stage's Job waits for its Kueue queue (Admitted
+// false) are shown among the running ones; an admitted one and a finished one are not.
+func TestTakeQueued(t *testing.T) {
+	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r"}, Spec: evalv1.SweepRunSpec{Tasks: evalv1.TaskSelection{Names: []string{"a", "b", "c", "d"}}}}
+	admitted := func(tr evalv1.TaskTrial, status metav1.ConditionStatus) evalv1.TaskTrial {
+		tr.Status.Conditions = []metav1.Condition{{Type: evalv1.TrialAdmitted, Status: status}}
+		return tr
+	}
+	trials := []evalv1.TaskTrial{
+		admitted(trial("a1", evalv1.TrialAgentRunning, "", time.Time{}, nil), metav1.ConditionFalse),
+		admitted(trial("b1", evalv1.TrialVerifying, "", time.Time{}, nil), metav1.ConditionFalse),
+		admitted(trial("c1", evalv1.TrialAgentRunning, "", time.Time{}, nil), metav1.ConditionTrue),
+		admitted(trial("d1", evalv1.TrialFailed, "GraderFailed", time.Now(), nil), metav1.ConditionFalse),
+	}
+	s := Take(run, trials, time.Now())
+	if got, want := s.Line(), "[#####...............] 1/4 done, 3 running (2 queued), 1 failed, score 0.0000 (0.00/0 bugs)"; got[:len(want)] != want {
+		t.Errorf("Line:\n got %s\nwant %s", got, want)
+	}
+}
+
 func TestTotal(t *testing.T) {
 	run := &evalv1.SweepRun{Spec: evalv1.SweepRunSpec{Tasks: evalv1.TaskSelection{Names: []string{"a"}, Selector: &metav1.LabelSelector{}}}}
 	if Total(run) != 0 {

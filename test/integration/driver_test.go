@@ -137,7 +137,10 @@ func (k kubelet) endPod(pod *corev1.Pod, phase corev1.PodPhase, main corev1.Cont
 func (k kubelet) completeJob(job *batchv1.Job, failedReason string) {
 	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKeyFromObject(job), job)).To(Succeed())
 	now := metav1.Now()
-	job.Status.StartTime = &now
+	if job.Status.StartTime == nil {
+		// Immutable once set on a running Job (a queued one's admission set it).
+		job.Status.StartTime = &now
+	}
 	if failedReason == "" {
 		job.Status.Succeeded = 1
 		job.Status.CompletionTime = &now

@@ -15,6 +15,7 @@ var known = map[string]bool{
 	TrialRunning: true, InfrastructureFailing: true, Retrying: true,
 	StoreUnavailable: true, RecordWritten: true, VerdictsAgree: true, VerdictsDiffer: true,
 	ExclusionsNotFound: true, InvalidExclusions: true,
+	Admitted: true, WaitingForAdmission: true, QueueEvicted: true,
 }
 
 // Known reports whether reason is one of this package's reasons.

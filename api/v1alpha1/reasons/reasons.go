@@ -126,6 +126,25 @@ const (
 	// RecordWritten: the trial's record was written whole to the artifact store (Recorded
 	// condition); status.record points to it.
 	RecordWritten string = "RecordWritten"
+	// Admitted: the current stage's Job was admitted by its Kueue queue and runs (Admitted
+	// condition, only on trials with spec.queueName).
+	Admitted string = "Admitted"
+)
+
+// Admitted-condition reasons of a TaskTrial whose stage's Job waits in its Kueue queue. Time
+// there is not the stage's: it never counts toward the start timeout, never fails the trial
+// and never uses up a retry.
+const (
+	// WaitingForAdmission: the stage's Job was created suspended and waits for its queue to
+	// admit it; the message names the LocalQueue. Give the queue's ClusterQueue more quota to
+	// wait less.
+	WaitingForAdmission string = "WaitingForAdmission"
+	// QueueEvicted: the queue admitted the stage's Job, then took the admission back (a
+	// preemption by a higher-priority workload, a quota change, a node failure): Kueue
+	// suspended the Job, its Pod was deleted, and the same Job waits to be admitted again and
+	// runs the stage from its start. Never scored and never an infrastructure failure;
+	// status.<stage>.evictions counts them.
+	QueueEvicted string = "QueueEvicted"
 )
 
 // Condition reasons of a SweepRun.

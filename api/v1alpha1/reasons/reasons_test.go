@@ -24,6 +24,7 @@ var all = map[string]string{
 	EmptyBugSubset: "EmptyBugSubset", UnknownBugs: "UnknownBugs", BugSubsetUnsupported: "BugSubsetUnsupported",
 	StoreUnavailable: "StoreUnavailable", RecordWritten: "RecordWritten",
 	ExclusionsNotFound: "ExclusionsNotFound", InvalidExclusions: "InvalidExclusions",
+	Admitted: "Admitted", WaitingForAdmission: "WaitingForAdmission", QueueEvicted: "QueueEvicted",
 }
 
 func TestValues(t *testing.T) {
@@ -32,8 +33,8 @@ func TestValues(t *testing.T) {
 			t.Errorf("reason %q changed to %q: reasons are API", want, got)
 		}
 	}
-	if len(all) != 44 {
-		t.Errorf("%d reasons pinned, want 44: pin a new reason here", len(all))
+	if len(all) != 47 {
+		t.Errorf("%d reasons pinned, want 47: pin a new reason here", len(all))
 	}
 }
 
@@ -44,6 +45,8 @@ var notReasons = map[string]string{
 	"api/v1alpha1/sweeprun_types.go": "Suspended",
 	// The Pod status reason the node controller sets, which failure reads.
 	"internal/failure/classify.go": "NodeLost",
+	// The TrialAdmitted condition type, whose true reason is Admitted.
+	"api/v1alpha1/tasktrial_types.go": "Admitted",
 }
 
 // TestDefinedOnce fails when a non-test Go file of the module spells a reason as a string
