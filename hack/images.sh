@@ -87,29 +87,30 @@ image_manager() {
   [ -n "${d:-}" ] && rm -rf "$d"
 }
 
-# The weed binary is built once per version; the image is made again only when it is newer.
-image_seaweedfs() {
-  local exe=${WEED_BIN:-} out=$cache/seaweedfs.tar
-  [ -n "$exe" ] || exe=$(bash "$root/hack/seaweedfs.sh")
-  if [ -f "$out" ] && [ -s "$cache/seaweedfs.ref" ] && [ "$out" -nt "$exe" ] && [ -z "${REGISTRY:-}" ]; then
-    say "$(cat "$cache/seaweedfs.ref")  (up to date)"
+# image_of_binary NAME EXE PATH: an image of one prebuilt binary at PATH, run as 65532, as the
+# project's own images of it have it; made again only when the binary is newer than the image.
+image_of_binary() {
+  local name=$1 exe=$2 path=$3 out=$cache/$1.tar
+  if [ -f "$out" ] && [ -s "$cache/$name.ref" ] && [ "$out" -nt "$exe" ] && [ -z "${REGISTRY:-}" ]; then
+    say "$(cat "$cache/$name.ref")  (up to date)"
     return
   fi
-  emit seaweedfs "$out" "$cache/seaweedfs.ref" \
-    -base-binary "$exe" -binary-path /weed -entrypoint '["/weed"]' -user 65532:65532
+  emit "$name" "$out" "$cache/$name.ref" \
+    -base-binary "$exe" -binary-path "$path" -entrypoint "[\"$path\"]" -user 65532:65532
 }
 
-# Kueue's manager, as its own image has it: /manager as 65532; made again only when the
-# binary is newer.
+# The weed binary is built once per version (hack/seaweedfs.sh).
+image_seaweedfs() {
+  local exe=${WEED_BIN:-}
+  [ -n "$exe" ] || exe=$(bash "$root/hack/seaweedfs.sh")
+  image_of_binary seaweedfs "$exe" /weed
+}
+
+# Kueue's manager, as its own image has it: /manager (hack/kueue.sh).
 image_kueue() {
-  local exe=${KUEUE_BIN:-} out=$cache/kueue.tar
+  local exe=${KUEUE_BIN:-}
   [ -n "$exe" ] || exe=$(bash "$root/hack/kueue.sh")
-  if [ -f "$out" ] && [ -s "$cache/kueue.ref" ] && [ "$out" -nt "$exe" ] && [ -z "${REGISTRY:-}" ]; then
-    say "$(cat "$cache/kueue.ref")  (up to date)"
-    return
-  fi
-  emit kueue "$out" "$cache/kueue.ref" \
-    -base-binary "$exe" -binary-path /manager -entrypoint '["/manager"]' -user 65532:65532
+  image_of_binary kueue "$exe" /manager
 }
 
 debian_mirror() {
