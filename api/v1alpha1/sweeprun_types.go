@@ -44,7 +44,7 @@ type TaskExclusions struct {
 // +kubebuilder:validation:XValidation:rule="has(self.artifactStore) == has(oldSelf.artifactStore) && (!has(self.artifactStore) || self.artifactStore == oldSelf.artifactStore)",message="spec.artifactStore is immutable: a campaign's records stay in one store; create a new SweepRun to use another"
 // +kubebuilder:validation:XValidation:rule="has(self.podSecurity) == has(oldSelf.podSecurity) && (!has(self.podSecurity) || self.podSecurity == oldSelf.podSecurity)",message="spec.podSecurity is immutable: create a new SweepRun to change the pod security"
 // +kubebuilder:validation:XValidation:rule="has(self.grading) == has(oldSelf.grading) && (!has(self.grading) || self.grading == oldSelf.grading)",message="spec.grading is immutable: a campaign's trials are graded by one rule; create a new SweepRun to change it"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadPriorityClasses) || (has(self.queueName) && self.queueName != '')",message="spec.workloadPriorityClasses needs spec.queueName: Kueue reads a Job's priority class only when it queues the Job; set spec.queueName to a LocalQueue or remove spec.workloadPriorityClasses"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadPriorityClasses) || (has(self.queueName) && size(self.queueName) > 0)",message="spec.workloadPriorityClasses needs spec.queueName: Kueue reads a Job's priority class only when it queues the Job; set spec.queueName to a LocalQueue or remove spec.workloadPriorityClasses"
 type SweepRunSpec struct {
 	Tasks TaskSelection `json:"tasks"`
 	Agent AgentSpec     `json:"agent"`
