@@ -53,7 +53,8 @@ var _ = Describe("a test.sh task's bug subset and its grader's files", func() {
 		Expect(written).To(HaveLen(len(sweepRewardKeys)), "reward.json as the grader wrote it: %v", written)
 		outcome, err := sweepbundle.ReadOutcome(readFile(filepath.Join(verifier, "eval.json")))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(outcome.Subtasks).To(Equal([]sweepbundle.SubtaskOutcome{{ID: "singleton-text", Resolved: true}}))
+		Expect(outcome.Subtasks).To(HaveExactElements(And(HaveField("ID", "singleton-text"), HaveField("Resolved", true),
+			HaveField("Partial", false), HaveField("Tests", Not(BeEmpty())))), "only the chosen bug, resolved, with its tests' outcomes")
 		var consoles any
 		Expect(json.Unmarshal(readFile(filepath.Join(verifier, "eval_output.json")), &consoles)).To(Succeed(),
 			"eval_output.json, which only the task's own grader writes, is exported")
