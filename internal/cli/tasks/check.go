@@ -17,6 +17,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/cli/campaigns"
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/cli/eval"
+	"github.com/swe-sweep/sweep-operator/internal/exclusions"
 )
 
 // MaxRepeat is the most runs per agent, as spec.attempts allows.
@@ -122,7 +123,7 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 	if o.Exclusions != "" {
 		var written int
 		if written, writeErr = writeExclusions(ctx, cl, report, o.Exclusions); writeErr == nil {
-			report.Exclusions = &writtenList{ConfigMap: o.Exclusions, Key: exclusionsKey, Entries: written}
+			report.Exclusions = &writtenList{ConfigMap: o.Exclusions, Key: exclusions.ConfigMapKey, Entries: written}
 		}
 	}
 	if err := clioptions.Write(o.Out, o.Format, report, func(w io.Writer) error { return writeValidationTable(w, report) }); err != nil {

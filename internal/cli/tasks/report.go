@@ -26,8 +26,6 @@ import (
 // ReportSchema is the value of the validation report's "schema" field.
 const ReportSchema = "sweep-validation/1"
 
-const exclusionsKey = exclusions.ConfigMapKey
-
 // validationReport is what `sweep tasks check` prints with -o json|yaml.
 type validationReport struct {
 	Schema    string      `json:"schema"`
@@ -288,7 +286,7 @@ func writeExclusions(ctx context.Context, cl client.Client, r validationReport, 
 		if err != nil {
 			return 0, err
 		}
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{exclusionsKey: string(data)}}
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{exclusions.ConfigMapKey: string(data)}}
 		if err := cl.Create(ctx, cm); err != nil {
 			return 0, fmt.Errorf("flag --exclusions: creating configmap %s/%s: %w; the report is complete: write the list later with %s", ns, name, err, again)
 		}
@@ -297,11 +295,11 @@ func writeExclusions(ctx context.Context, cl client.Client, r validationReport, 
 		return 0, fmt.Errorf("flag --exclusions: reading configmap %s/%s: %w; the report is complete: write the list later with %s", ns, name, err, again)
 	}
 	list := exclusions.List{Schema: exclusions.Schema}
-	if raw, ok := cm.Data[exclusionsKey]; ok {
+	if raw, ok := cm.Data[exclusions.ConfigMapKey]; ok {
 		source := fmt.Sprintf("configmap %s/%s", ns, name)
 		if list, err = exclusions.Parse(source, []byte(raw)); err != nil {
 			return 0, fmt.Errorf("flag --exclusions: %w; nothing was written to it: fix its key %s (`kubectl edit configmap %s -n %s`) or delete it, then write the list with %s",
-				err, exclusionsKey, name, ns, again)
+				err, exclusions.ConfigMapKey, name, ns, again)
 		}
 	}
 	data, err := list.Merge(fresh).Encode()
@@ -311,7 +309,7 @@ func writeExclusions(ctx context.Context, cl client.Client, r validationReport, 
 	if cm.Data == nil {
 		cm.Data = map[string]string{}
 	}
-	cm.Data[exclusionsKey] = string(data)
+	cm.Data[exclusions.ConfigMapKey] = string(data)
 	if err := cl.Update(ctx, cm); err != nil {
 		return 0, fmt.Errorf("flag --exclusions: updating configmap %s/%s: %w; write the list again with %s", ns, name, err, again)
 	}
