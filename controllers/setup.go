@@ -37,8 +37,8 @@ func hasLabel(key string) labels.Selector {
 // RoleBindings in them instead of a ClusterRoleBinding.
 //
 // Secrets are not cached at all: the manager reads none of its own. It creates its trials'
-// (stage specs, artifacts, results; the trial Pods mount them and owner references delete
-// them), and a patch agent's or an external agent's Secret is mounted by the trial Pod, never
+// (artifacts, results; the trial Pods mount them and owner references delete them), and a
+// patch agent's or an external agent's Secret is mounted by the trial Pod, never
 // read by the manager. It writes a trial's record from what it harvested, not from those
 // Secrets, to stores it reaches with its own credentials. Its RBAC grants create on Secrets
 // and nothing else.

@@ -20,15 +20,16 @@ const conflictRecheck = time.Second
 const EventSource = "sweep-operator"
 
 // afterWrite is what a successful status write sets off: the Events of the change about the
-// object (on rec; nil records none), then what the metrics observe of it (observe, if set).
+// object (on rec; nil records none), then observe, if set (what the metrics observe of it, or
+// the time of the write).
 type afterWrite struct {
 	rec     events.EventRecorder
 	events  []statusevents.Event
 	observe func()
 }
 
-// writeStatus writes obj's status once, when the reconcile changed it, runs after once that
-// write succeeded, and returns the reconcile's own result and error unless the write fails. A
+// writeStatus writes obj's status once, when the reconcile changed it in a way worth a write
+// (changed, internal/statuswrite), runs after once that write succeeded, and returns the reconcile's own result and error unless the write fails. A
 // write that failed sets nothing off: the next reconcile finds the same change, so its Events
 // and metrics are recorded once.
 func writeStatus(ctx context.Context, c client.Client, obj client.Object, changed bool, result ctrl.Result, err error, after afterWrite) (ctrl.Result, error) {

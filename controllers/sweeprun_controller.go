@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -24,6 +23,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/provenance"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
+	"github.com/swe-sweep/sweep-operator/internal/statuswrite"
 )
 
 // SweepRunReconciler fans a campaign out into trials and aggregates them. Its decisions are
@@ -47,6 +47,9 @@ type SweepRunReconciler struct {
 	regraded   campaign.CreatedTrials
 	// frozen keeps the campaigns' snapshotted exclusion lists, read once.
 	frozen frozenLists
+	// written is when each campaign's status was last written, to space the writes that
+	// change only its aggregates (statuswrite.SweepRun).
+	written statuswrite.LastWrites
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
@@ -63,6 +66,7 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			r.superseded.Forget(req.NamespacedName)
 			r.regraded.Forget(req.NamespacedName)
 			r.frozen.forget(req.NamespacedName)
+			r.written.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -72,8 +76,13 @@ func (r *SweepRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	before := run.Status.DeepCopy()
 	result, err := r.reconcile(ctx, run)
 	run.Status.ObservedGeneration = run.Generation
-	return writeStatus(ctx, r.Client, run, !equality.Semantic.DeepEqual(before, &run.Status), result, err,
-		afterWrite{rec: r.Events, events: statusevents.ForSweepRun(before, &run.Status)})
+	now := time.Now()
+	write, wait := statuswrite.SweepRun(before, &run.Status, r.written.At(req.NamespacedName), now)
+	if wait > 0 && (result.RequeueAfter == 0 || wait < result.RequeueAfter) {
+		result.RequeueAfter = wait
+	}
+	return writeStatus(ctx, r.Client, run, write, result, err,
+		afterWrite{rec: r.Events, events: statusevents.ForSweepRun(before, &run.Status), observe: func() { r.written.Wrote(req.NamespacedName, now) }})
 }
 
 func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun) (ctrl.Result, error) {

@@ -7,7 +7,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
@@ -21,6 +20,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/metrics"
 	"github.com/swe-sweep/sweep-operator/internal/readiness"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
+	"github.com/swe-sweep/sweep-operator/internal/statuswrite"
 )
 
 // LogReader streams a container's log; the real one reads pods/log.
@@ -55,7 +55,7 @@ type TaskTrialReconciler struct {
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete;deletecollection
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
@@ -75,12 +75,12 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
 	readiness.Set(&trial.Status.Conditions, trial.Generation, readiness.Trial(&trial.Status))
-	return writeStatus(ctx, r.Client, trial, !equality.Semantic.DeepEqual(before, &trial.Status), result, err,
+	return writeStatus(ctx, r.Client, trial, statuswrite.Trial(before, &trial.Status), result, err,
 		afterWrite{rec: r.Events, events: statusevents.ForTrial(before, &trial.Status), observe: func() { metrics.TrialWritten(before, trial) }})
 }
 
-// SetupWithManager watches trials (their own status writes included: a recorded harvest is
-// what lets the next reconcile delete the harvested Job), their Jobs, and their Pods by the
+// SetupWithManager watches trials (their own status writes included: a recorded end is what
+// lets the next reconcile delete the trial's Jobs), their Jobs, and their Pods by the
 // trial label, so that a Pod stuck pulling an image is noticed before its Job ends.
 func (r *TaskTrialReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	podToTrial := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {

@@ -2,8 +2,8 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -58,7 +58,7 @@ func (s *trialScope) run(ctx context.Context) (ctrl.Result, error) {
 	}
 	s.ensureProvenance()
 	before := st.DeepCopy()
-	result, err := s.phases(ctx, s.loadTask, s.ensureInputs, s.agentStage, s.verifierStage)
+	result, err := s.phases(ctx, s.loadTask, s.ensureNetworkPolicies, s.agentStage, s.verifierStage)
 	if err == nil && st.Phase.Finished() {
 		err = s.writeRecord(ctx)
 	}
@@ -120,43 +120,14 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	return ctrl.Result{}, false, nil
 }
 
-// ensureInputs creates, once, the Secret holding both stage specs and the stages'
-// NetworkPolicies (a regrade, which runs no agent, has none of its agent stage until its
-// verifier's).
-func (s *trialScope) ensureInputs(ctx context.Context) (ctrl.Result, bool, error) {
+// ensureNetworkPolicies creates, once, before the first Job, the trial's NetworkPolicies (a
+// regrade, which runs no agent, has none of its agent stage until its verifier's).
+func (s *trialScope) ensureNetworkPolicies(ctx context.Context) (ctrl.Result, bool, error) {
 	if s.trial.Status.Agent != nil || s.trial.Status.Verifier != nil {
 		return ctrl.Result{}, false, nil
 	}
-	agentSpec, err := json.Marshal(podbuild.AgentStageSpec(s.trial, s.task, s.timeouts))
-	if err != nil {
-		return ctrl.Result{}, true, err
-	}
-	spec, err := podbuild.VerifierStageSpec(s.trial, s.task, s.timeouts)
-	if err != nil {
-		return ctrl.Result{}, true, err
-	}
-	verifierSpec, err := json.Marshal(spec)
-	if err != nil {
-		return ctrl.Result{}, true, err
-	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: podbuild.InputSecretName(s.trial.Name), Namespace: s.trial.Namespace, Labels: podbuild.Labels(s.trial, "")},
-		Data: map[string][]byte{
-			podbuild.SpecKey(podcontract.StageAgent):    agentSpec,
-			podbuild.SpecKey(podcontract.StageVerifier): verifierSpec,
-		},
-	}
-	objs := []client.Object{secret}
-	for _, st := range []struct {
-		stage podcontract.Stage
-		cfg   taskdef.Stage
-	}{{podcontract.StageAgent, s.task.Agent}, {podcontract.StageVerifier, s.task.Verifier.Stage}} {
-		if np, _ := podbuild.NetworkPolicy(s.trial, st.stage, st.cfg.NetworkMode, st.cfg.AllowedHosts); np != nil {
-			objs = append(objs, np)
-		}
-	}
-	for _, o := range objs {
-		if err := s.createOwned(ctx, o); err != nil {
+	for _, np := range podbuild.NetworkPolicies(s.trial, s.task.Agent, s.task.Verifier.Stage) {
+		if err := s.createOwned(ctx, np); err != nil {
 			return ctrl.Result{}, true, err
 		}
 	}
@@ -298,8 +269,12 @@ func (s *trialScope) createJob(ctx context.Context, stage podcontract.Stage, ss 
 	if err != nil {
 		return ctrl.Result{}, true, err
 	}
+	spec, err := podbuild.StageSpec(s.trial, s.task, stage, s.timeouts)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
 	job := podbuild.Job(podbuild.JobInput{Trial: s.trial, Task: s.task, Stage: stage, Run: ss.Run,
-		HookImage: s.r.HookImage, Image: image, Timeouts: s.timeouts, Resources: s.resources})
+		HookImage: s.r.HookImage, Image: image, Timeouts: s.timeouts, Resources: s.resources, StageSpec: spec})
 	if err := s.createOwned(ctx, job); err != nil {
 		return ctrl.Result{}, true, err
 	}
@@ -439,18 +414,23 @@ func (s *trialScope) finishGraded() {
 	s.finish(evalv1.TrialSucceeded, reason, message)
 }
 
-// deleteHarvestedJobs removes the Jobs of stages whose harvest the status already records:
-// only then may the Pods (and their logs) go.
+// deleteHarvestedJobs removes the Jobs of a trial whose end the status already records: only
+// then may the Pods (and their termination messages and logs) go. A harvested agent Job stays
+// until then, so that its Pod holds what its status records until the trial ends and the
+// trial's Jobs go in one request.
 func (s *trialScope) deleteHarvestedJobs(ctx context.Context) error {
-	for _, ss := range []*evalv1.StageStatus{s.trial.Status.Agent, s.trial.Status.Verifier} {
-		if ss == nil || (ss.CompletionTime == nil && !s.trial.Status.Phase.Finished()) {
-			continue
-		}
-		if err := s.deleteJob(ctx, ss.JobName); err != nil {
-			return err
-		}
+	if !s.trial.Status.Phase.Finished() {
+		return nil
 	}
-	return nil
+	jobs := &batchv1.JobList{}
+	if err := s.r.List(ctx, jobs, client.InNamespace(s.trial.Namespace), client.MatchingLabels{evalv1.LabelTrial: s.trial.Name}); err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(jobs.Items, func(j batchv1.Job) bool { return j.DeletionTimestamp.IsZero() }) {
+		return nil
+	}
+	return s.r.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(s.trial.Namespace), client.MatchingLabels{evalv1.LabelTrial: s.trial.Name},
+		client.PropagationPolicy(metav1.DeletePropagationBackground))
 }
 
 func (s *trialScope) deleteJob(ctx context.Context, name string) error {

@@ -38,9 +38,8 @@ const (
 // schedule, pull and start the Pod, and to collect and report afterwards.
 const StartAllowanceSeconds = 600
 
-// InputSecretName holds the stage specs; ArtifactSecretName the first of the Secrets holding
-// the harvested artifacts (ArtifactSecretNameAt).
-func InputSecretName(trial string) string    { return trial + "-input" }
+// ArtifactSecretName is the first of the Secrets holding the harvested artifacts
+// (ArtifactSecretNameAt).
 func ArtifactSecretName(trial string) string { return ArtifactSecretNameAt(trial, 0) }
 
 // ArtifactSecretNameAt is the i-th artifacts Secret of a trial: <trial>-artifacts, then
@@ -94,8 +93,10 @@ func JobName(trial string, stage podcontract.Stage, run int32) string {
 	return fmt.Sprintf("%s-%s-%d", trial, word, run)
 }
 
-// SpecKey is the input Secret's key holding a stage's spec.
-func SpecKey(stage podcontract.Stage) string { return string(stage) + ".json" }
+// StageSpecAnnotation on a stage's Pod holds its stage spec (JSON), which a downward API
+// volume mounts at podcontract.SpecDir: the spec travels in the Job, so that a trial needs no
+// object of its own for it (docs/scale.md).
+const StageSpecAnnotation = "eval.sweep.dev/stage-spec"
 
 // Labels are the labels of docs/design.md §1 for a trial's objects.
 func Labels(trial *evalv1.TaskTrial, stage podcontract.Stage) map[string]string {
@@ -125,6 +126,8 @@ type JobInput struct {
 	Image     string
 	Timeouts  Timeouts
 	Resources corev1.ResourceRequirements
+	// StageSpec is the stage's spec (StageSpec), mounted in the Pod at podcontract.SpecDir.
+	StageSpec []byte
 }
 
 // Job builds the batch/v1 Job of one stage. Owner references are set by the caller.
@@ -160,7 +163,7 @@ func Job(in JobInput) *batchv1.Job {
 				},
 			}},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: Labels(trial, in.Stage)},
+				ObjectMeta: metav1.ObjectMeta{Labels: Labels(trial, in.Stage), Annotations: map[string]string{StageSpecAnnotation: string(in.StageSpec)}},
 				Spec:       pod,
 			},
 		},

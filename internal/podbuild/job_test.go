@@ -1,6 +1,7 @@
 package podbuild
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -96,14 +97,15 @@ func TestJobGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			job := Job(JobInput{Trial: tc.trial, Task: task, Stage: tc.stage, Run: 1, HookImage: "sweep/hook:v1", Timeouts: timeouts, Resources: res})
+			specJSON, err := StageSpec(tc.trial, task, tc.stage, timeouts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := Job(JobInput{Trial: tc.trial, Task: task, Stage: tc.stage, Run: 1, HookImage: "sweep/hook:v1", Timeouts: timeouts, Resources: res, StageSpec: specJSON})
 			golden(t, "job-"+name, job)
-			spec := AgentStageSpec(tc.trial, task, timeouts)
-			if tc.stage == podcontract.StageVerifier {
-				var err error
-				if spec, err = VerifierStageSpec(tc.trial, task, timeouts); err != nil {
-					t.Fatal(err)
-				}
+			var spec podcontract.StageSpec
+			if err := json.Unmarshal([]byte(job.Spec.Template.Annotations[StageSpecAnnotation]), &spec); err != nil {
+				t.Fatalf("the Pod's stage spec annotation: %v", err)
 			}
 			golden(t, "spec-"+name, spec)
 		})
@@ -305,6 +307,61 @@ func TestVerifierStageSpecFlakeRechecks(t *testing.T) {
 			}
 			if spec.Verifier.FlakeRechecks != tc.want {
 				t.Errorf("verifier.flakeRechecks = %d, want %d", spec.Verifier.FlakeRechecks, tc.want)
+			}
+		})
+	}
+}
+
+func TestNetworkPolicies(t *testing.T) {
+	trial := makeTrial("t", "calc").obj()
+	none := taskdef.Stage{NetworkMode: taskdef.NetworkNone}
+	public := taskdef.Stage{NetworkMode: taskdef.NetworkPublic}
+	allow := func(hosts ...string) taskdef.Stage {
+		return taskdef.Stage{NetworkMode: taskdef.NetworkAllowlist, AllowedHosts: hosts}
+	}
+	type policy struct {
+		Name     string
+		Selector map[string]string
+		CIDRs    []string
+	}
+	agentOnly := map[string]string{evalv1.LabelTrial: "t", evalv1.LabelStage: "agent"}
+	verifierOnly := map[string]string{evalv1.LabelTrial: "t", evalv1.LabelStage: "verifier"}
+	both := map[string]string{evalv1.LabelTrial: "t"}
+	cases := map[string]struct {
+		agent, verifier taskdef.Stage
+		want            []policy
+	}{
+		"both without network: one policy for the trial": {agent: none, verifier: none,
+			want: []policy{{Name: "t-trial-egress", Selector: both}}},
+		"the same allowlist: one policy for the trial": {agent: allow("10.0.0.1", "10.2.0.0/16"), verifier: allow("10.0.0.1", "10.2.0.0/16"),
+			want: []policy{{Name: "t-trial-egress", Selector: both, CIDRs: []string{"10.0.0.1/32", "10.2.0.0/16"}}}},
+		"a hostname the policy cannot hold makes no difference": {agent: none, verifier: allow("api.example.com"),
+			want: []policy{{Name: "t-trial-egress", Selector: both}}},
+		"different allowlists: one a stage": {agent: allow("10.0.0.1"), verifier: none,
+			want: []policy{{Name: "t-agent-egress", Selector: agentOnly, CIDRs: []string{"10.0.0.1/32"}}, {Name: "t-verifier-egress", Selector: verifierOnly}}},
+		"a public agent: the verifier's only": {agent: public, verifier: none,
+			want: []policy{{Name: "t-verifier-egress", Selector: verifierOnly}}},
+		"a public verifier: the agent's only": {agent: none, verifier: public,
+			want: []policy{{Name: "t-agent-egress", Selector: agentOnly}}},
+		"both public: none": {agent: public, verifier: public},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []policy
+			for _, np := range NetworkPolicies(trial, tc.agent, tc.verifier) {
+				p := policy{Name: np.Name, Selector: np.Spec.PodSelector.MatchLabels}
+				for _, r := range np.Spec.Egress {
+					for _, peer := range r.To {
+						p.CIDRs = append(p.CIDRs, peer.IPBlock.CIDR)
+					}
+				}
+				if np.Spec.Egress == nil || len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != "Egress" {
+					t.Errorf("policy %s does not restrict egress: %+v", np.Name, np.Spec)
+				}
+				got = append(got, p)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("NetworkPolicies (-want +got):\n%s", diff)
 			}
 		})
 	}

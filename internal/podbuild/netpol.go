@@ -4,6 +4,7 @@ import (
 	"net"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -11,9 +12,35 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
-// NetworkPolicyName is the policy of one trial stage.
+// NetworkPolicyName is the policy of one trial stage, or with stage "" the one policy of both
+// its stages (NetworkPolicies).
 func NetworkPolicyName(trial string, stage podcontract.Stage) string {
+	if stage == "" {
+		return trial + "-trial-egress"
+	}
 	return trial + "-" + string(stage) + "-egress"
+}
+
+// NetworkPolicies are a trial's egress policies, created before its first Job: one that
+// selects the Pods of both its stages when their egress rules are the same (a task whose
+// agent and verifier both have no network, the common case: one object a trial, not two),
+// else one for each stage that is not public.
+func NetworkPolicies(trial *evalv1.TaskTrial, agent, verifier taskdef.Stage) []*networkingv1.NetworkPolicy {
+	a, _ := NetworkPolicy(trial, podcontract.StageAgent, agent.NetworkMode, agent.AllowedHosts)
+	v, _ := NetworkPolicy(trial, podcontract.StageVerifier, verifier.NetworkMode, verifier.AllowedHosts)
+	switch {
+	case a != nil && v != nil && equality.Semantic.DeepEqual(a.Spec.Egress, v.Spec.Egress):
+		a.Name, a.Labels = NetworkPolicyName(trial.Name, ""), Labels(trial, "")
+		a.Spec.PodSelector.MatchLabels = map[string]string{evalv1.LabelTrial: trial.Name}
+		return []*networkingv1.NetworkPolicy{a}
+	case a != nil && v != nil:
+		return []*networkingv1.NetworkPolicy{a, v}
+	case a != nil:
+		return []*networkingv1.NetworkPolicy{a}
+	case v != nil:
+		return []*networkingv1.NetworkPolicy{v}
+	}
+	return nil
 }
 
 // NetworkPolicy maps a stage's network mode to egress rules: no-network denies all egress,

@@ -45,12 +45,11 @@ func stageLogDir(stage podcontract.Stage) string {
 func podSpec(in JobInput) corev1.PodSpec {
 	trial := in.Trial
 	stage := in.Stage
-	specKey := SpecKey(stage)
 	volumes := []corev1.Volume{
 		emptyDir(volBin), emptyDir(volRun), emptyDir(volArtifacts), emptyDir(volStageLogs),
-		{Name: volSpec, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-			SecretName: InputSecretName(trial.Name),
-			Items:      []corev1.KeyToPath{{Key: specKey, Path: "stage.json"}},
+		{Name: volSpec, VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+			Items: []corev1.DownwardAPIVolumeFile{{Path: "stage.json",
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + StageSpecAnnotation + "']"}}},
 		}}},
 	}
 	shared := []corev1.VolumeMount{

@@ -3,6 +3,7 @@
 package podbuild
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
@@ -68,6 +69,18 @@ func multiplier(s, field string) (float64, error) {
 		return 0, fmt.Errorf("%s: want a positive decimal such as \"1.5\", got %q", field, s)
 	}
 	return f, nil
+}
+
+// StageSpec is the stage spec of stage as its Job carries it (JobInput.StageSpec).
+func StageSpec(trial *evalv1.TaskTrial, task *taskdef.Task, stage podcontract.Stage, timeouts Timeouts) ([]byte, error) {
+	spec := AgentStageSpec(trial, task, timeouts)
+	if stage == podcontract.StageVerifier {
+		var err error
+		if spec, err = VerifierStageSpec(trial, task, timeouts); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(spec)
 }
 
 // AgentStageSpec is the stage spec of the agent stage.

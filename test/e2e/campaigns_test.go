@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -138,14 +139,16 @@ var _ = Describe("sample campaigns", func() {
 		Expect(sr.Status.Phase).To(Equal(evalv1.SweepRunSucceeded))
 		Expect(trials).To(HaveLen(len(sampleTasks)))
 
-		By("no-network stages get their NetworkPolicy")
+		By("no-network stages get their NetworkPolicy: one a trial, selecting both stages' Pods")
 		for _, t := range trials {
 			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
+			np := &networkingv1.NetworkPolicy{}
+			Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(t.Name, "")}, np)).To(Succeed())
+			Expect(np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
+			Expect(np.Spec.Egress).To(BeEmpty())
 			for _, stage := range []podcontract.Stage{podcontract.StageAgent, podcontract.StageVerifier} {
-				np := &networkingv1.NetworkPolicy{}
-				Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(t.Name, stage)}, np)).To(Succeed())
-				Expect(np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
-				Expect(np.Spec.Egress).To(BeEmpty())
+				podLabels := labels.Set{evalv1.LabelTrial: t.Name, evalv1.LabelStage: string(stage)}
+				Expect(labels.SelectorFromSet(np.Spec.PodSelector.MatchLabels).Matches(podLabels)).To(BeTrue(), "the policy selects the %s Pods of %s", stage, t.Name)
 			}
 		}
 	})

@@ -56,7 +56,7 @@ func runsOneTrial(k kubelet, run string) {
 	k.runStage(name, verifierStage, 1, verifierSummary(sweepRewards(4, 2, 1)))
 	Eventually(getRun(k.ns, run), timeout, poll).Should(Satisfy(completed))
 	Expect(k.trial(name).Status.Score).To(Equal("0.5000"))
-	for _, secret := range []string{podbuild.InputSecretName(name), podbuild.ArtifactSecretName(name), podbuild.ResultsSecretName(name)} {
+	for _, secret := range []string{podbuild.ArtifactSecretName(name), podbuild.ResultsSecretName(name)} {
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: k.ns, Name: secret}, &corev1.Secret{})).To(Succeed(), "the manager created %s", secret)
 	}
 }

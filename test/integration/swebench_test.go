@@ -65,10 +65,11 @@ func swebenchRewards(resolved, errorInstance bool) map[string]float64 {
 	return r
 }
 
-// expectNoEgress checks that job's pods are selected by a NetworkPolicy that denies all egress.
+// expectNoEgress checks that job's pods are selected by a NetworkPolicy that denies all egress:
+// the trial's one policy, since neither stage has network.
 func expectNoEgress(ns, trial string, stage podcontract.Stage, job *batchv1.Job) {
 	np := &networkingv1.NetworkPolicy{}
-	ExpectWithOffset(1, k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(trial, stage)}, np)).To(Succeed())
+	ExpectWithOffset(1, k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(trial, "")}, np)).To(Succeed())
 	ExpectWithOffset(1, np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
 	ExpectWithOffset(1, np.Spec.Egress).To(BeEmpty(), "no egress rule: all egress is denied")
 	selector, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
@@ -181,11 +182,10 @@ var _ = Describe("SWE-bench instances imported by sweep swebench import", func()
 	})
 })
 
-// stageSpec reads the stage spec a trial's Job mounts, from the trial's input Secret.
+// stageSpec reads the stage spec a trial's first Job of stage carries to its Pod.
 func (k kubelet) stageSpec(trial string, stage podcontract.Stage) podcontract.StageSpec {
-	s := &corev1.Secret{}
-	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKey{Namespace: k.ns, Name: podbuild.InputSecretName(trial)}, s)).To(Succeed())
+	job := k.job(trial, stage, 1)
 	var spec podcontract.StageSpec
-	ExpectWithOffset(1, json.Unmarshal(s.Data[podbuild.SpecKey(stage)], &spec)).To(Succeed())
+	ExpectWithOffset(1, json.Unmarshal([]byte(job.Spec.Template.Annotations[podbuild.StageSpecAnnotation]), &spec)).To(Succeed())
 	return spec
 }

@@ -72,9 +72,11 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(*job.Spec.ActiveDeadlineSeconds).To(BeNumerically(">", 60))
 		Expect(job.Labels).To(HaveKeyWithValue(evalv1.LabelStage, "agent"))
 		Expect(job.OwnerReferences[0].Name).To(Equal(calc))
+		By("one NetworkPolicy for the trial: both stages have no network")
 		np := &networkingv1.NetworkPolicy{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(calc, agentStage)}, np)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(calc, "")}, np)).To(Succeed())
 		Expect(np.Spec.Egress).To(BeEmpty())
+		Expect(np.Spec.PodSelector.MatchLabels).To(Equal(map[string]string{evalv1.LabelTrial: calc}))
 
 		By("harvesting an inline patch into a Secret owned by the trial, before the verifier starts")
 		k.runStage(calc, agentStage, 1, agentSummary(samplePatch, ""))
@@ -85,11 +87,15 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(secret.OwnerReferences[0].Name).To(Equal(calc))
 		Expect(verifyJob.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("VolumeSource.Projected.Sources",
 			ContainElement(HaveField("Secret.Name", podbuild.ArtifactSecretName(calc))))))
-		Eventually(func() bool {
-			err := k8s.Get(context.Background(), client.ObjectKeyFromObject(job), job)
-			return apierrors.IsNotFound(err) || !job.DeletionTimestamp.IsZero()
-		}, timeout, poll).Should(BeTrue(), "the harvested agent Job is deleted")
+		Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(job), job)).To(Succeed(), "the harvested agent Job stays until the trial ends")
+		Expect(job.DeletionTimestamp.IsZero()).To(BeTrue(), "the harvested agent Job stays until the trial ends")
 		k.runStage(calc, verifierStage, 1, verifierSummary(sweepRewards(4, 2, 1)))
+		for _, j := range []*batchv1.Job{job, verifyJob} {
+			Eventually(func() bool {
+				err := k8s.Get(context.Background(), client.ObjectKeyFromObject(j), j)
+				return apierrors.IsNotFound(err) || !j.DeletionTimestamp.IsZero()
+			}, timeout, poll).Should(BeTrue(), "the trial's Job %s is deleted once it ends", j.Name)
+		}
 
 		By("harvesting a streamed patch through the log reader")
 		strJob := k.job(str, agentStage, 1)
