@@ -29,9 +29,9 @@ type afterWrite struct {
 }
 
 // writeStatus writes obj's status once, when the reconcile changed it in a way worth a write
-// (changed, internal/statuswrite), runs after once that write succeeded, and returns the reconcile's own result and error unless the write fails. A
-// write that failed sets nothing off: the next reconcile finds the same change, so its Events
-// and metrics are recorded once.
+// (changed, internal/statuswrite), runs after once that write succeeded, and returns the
+// reconcile's own result and error unless the write fails. A write that failed sets nothing
+// off: the next reconcile finds the same change, so its Events and metrics are recorded once.
 func writeStatus(ctx context.Context, c client.Client, obj client.Object, changed bool, result ctrl.Result, err error, after afterWrite) (ctrl.Result, error) {
 	if !changed {
 		return result, err
