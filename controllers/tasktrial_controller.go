@@ -76,7 +76,7 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	trial.Status.ObservedGeneration = trial.Generation
 	readiness.Set(&trial.Status.Conditions, trial.Generation, readiness.Trial(&trial.Status))
 	return writeStatus(ctx, r.Client, trial, statuswrite.Trial(before, &trial.Status), result, err,
-		afterWrite{rec: r.Events, events: statusevents.ForTrial(before, &trial.Status), observe: func() { metrics.TrialWritten(before, trial) }})
+		afterWrite{rec: r.Events, events: statusevents.ForTrial(before, &trial.Status), observe: func() { metrics.TrialWritten(before, trial, s.replacedAgent) }})
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded end is what

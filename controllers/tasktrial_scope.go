@@ -39,6 +39,8 @@ type trialScope struct {
 	resources corev1.ResourceRequirements
 	// record is where the trial's record goes, and what of it this reconcile harvested.
 	record recordPlace
+	// replacedAgent is the agent run a retry replaced in this reconcile, for the metrics.
+	replacedAgent *evalv1.StageStatus
 }
 
 // phase is one step of the trial; done says the reconcile stops here with result.
@@ -326,6 +328,9 @@ func (s *trialScope) retry(ctx context.Context, stage podcontract.Stage, ss **ev
 	old := *ss
 	if err := s.deleteJob(ctx, old.JobName); err != nil {
 		return ctrl.Result{}, true, err
+	}
+	if stage == podcontract.StageAgent {
+		s.replacedAgent = old
 	}
 	run := old.Run + 1
 	*ss = &evalv1.StageStatus{Run: run, JobName: podbuild.JobName(s.trial.Name, stage, run)}

@@ -42,8 +42,11 @@ type Observations struct {
 // ObserveTrial derives from a trial's status before and after one write what the write
 // changed: the stages whose end it recorded (their duration and harvest latency), the first
 // start of the agent's container (queue wait), the trial's end, and retries. A write that
-// changed none of them observes nothing, so that each is observed once.
-func ObserveTrial(before *evalv1.TaskTrialStatus, after *evalv1.TaskTrial) Observations {
+// changed none of them observes nothing, so that each is observed once. replacedAgent is the
+// agent run a retry replaced in this write, as the reconcile saw it (nil when none): a
+// container start is written with the stage's next change (internal/statuswrite), so the
+// start of a first run that is retried is only known there.
+func ObserveTrial(before *evalv1.TaskTrialStatus, after *evalv1.TaskTrial, replacedAgent *evalv1.StageStatus) Observations {
 	var o Observations
 	st := &after.Status
 	for _, s := range []struct {
@@ -61,7 +64,11 @@ func ObserveTrial(before *evalv1.TaskTrialStatus, after *evalv1.TaskTrial) Obser
 			o.Harvests = append(o.Harvests, StageSeconds{s.stage, seconds(a.JobFinishTime, a.CompletionTime)})
 		}
 	}
-	if a, b := st.Agent, before.Agent; a != nil && a.Run == 1 && a.ContainerStartTime != nil && (b == nil || b.ContainerStartTime == nil) {
+	firstRun := st.Agent
+	if replacedAgent != nil {
+		firstRun = replacedAgent
+	}
+	if a, b := firstRun, before.Agent; a != nil && a.Run == 1 && a.ContainerStartTime != nil && (b == nil || b.ContainerStartTime == nil) {
 		wait := seconds(&after.CreationTimestamp, a.ContainerStartTime)
 		o.QueueWait = &wait
 	}
@@ -113,9 +120,9 @@ func (o Observations) Record() {
 	}
 }
 
-// TrialWritten records what a successful status write of a trial changed.
-func TrialWritten(before *evalv1.TaskTrialStatus, after *evalv1.TaskTrial) {
-	ObserveTrial(before, after).Record()
+// TrialWritten records what a successful status write of a trial changed (ObserveTrial).
+func TrialWritten(before *evalv1.TaskTrialStatus, after *evalv1.TaskTrial, replacedAgent *evalv1.StageStatus) {
+	ObserveTrial(before, after, replacedAgent).Record()
 }
 
 // TrialKey is one series of the trials gauge.

@@ -28,6 +28,7 @@ func TestObserveTrial(t *testing.T) {
 	verified := &evalv1.StageStatus{Run: 1, StartTime: at(603), JobFinishTime: at(700), CompletionTime: at(701)}
 	cases := map[string]struct {
 		before, after evalv1.TaskTrialStatus
+		replaced      *evalv1.StageStatus
 		want          Observations
 	}{
 		"nothing changed": {
@@ -76,6 +77,20 @@ func TestObserveTrial(t *testing.T) {
 				Agent: &evalv1.StageStatus{Run: 2}},
 			want: Observations{Retries: []Retry{{RetryInfrastructure, reasons.PodEvicted, 1}}},
 		},
+		"a first agent run retried after its container started, its start not written: queue wait with the retry": {
+			before: evalv1.TaskTrialStatus{Phase: evalv1.TrialAgentRunning, Agent: &evalv1.StageStatus{Run: 1, StartTime: at(5)}},
+			after: evalv1.TaskTrialStatus{Phase: evalv1.TrialAgentRunning, Reason: reasons.PodEvicted, InfrastructureRetries: 1,
+				Agent: &evalv1.StageStatus{Run: 2}},
+			replaced: started,
+			want:     Observations{QueueWait: f(30), Retries: []Retry{{RetryInfrastructure, reasons.PodEvicted, 1}}},
+		},
+		"a first agent run retried after its start was written: no second queue wait": {
+			before: evalv1.TaskTrialStatus{Phase: evalv1.TrialAgentRunning, Agent: started},
+			after: evalv1.TaskTrialStatus{Phase: evalv1.TrialAgentRunning, Reason: reasons.PodEvicted, InfrastructureRetries: 1,
+				Agent: &evalv1.StageStatus{Run: 2}},
+			replaced: started,
+			want:     Observations{Retries: []Retry{{RetryInfrastructure, reasons.PodEvicted, 1}}},
+		},
 		"a verifier retry": {
 			before: evalv1.TaskTrialStatus{Phase: evalv1.TrialVerifying, Agent: ended, Verifier: verifying, VerifierRetries: 1},
 			after: evalv1.TaskTrialStatus{Phase: evalv1.TrialVerifying, Reason: reasons.GraderFailed, VerifierRetries: 2,
@@ -96,7 +111,7 @@ func TestObserveTrial(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			trial := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: *at(0)}, Status: tc.after}
-			if diff := cmp.Diff(tc.want, ObserveTrial(&tc.before, trial)); diff != "" {
+			if diff := cmp.Diff(tc.want, ObserveTrial(&tc.before, trial, tc.replaced)); diff != "" {
 				t.Errorf("observations (-want +got):\n%s", diff)
 			}
 		})
