@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
@@ -51,6 +52,12 @@ type TaskTrialReconciler struct {
 	// Stores are the artifact stores the trials' records go to; nil records none unless a
 	// SweepRun names its own.
 	Stores *Stores
+
+	// replaced is, per trial, the version its last status write replaced: a reconcile that
+	// reads it reads the trial from before that write (the cache lags) and waits for the
+	// write's own watch event instead of redoing what it recorded. jobsDeleted is the version
+	// at which a finished trial's Jobs were deleted, so that they are deleted once.
+	replaced, jobsDeleted statuswrite.Versions
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete
@@ -65,18 +72,29 @@ type TaskTrialReconciler struct {
 func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	trial := &evalv1.TaskTrial{}
 	if err := r.Get(ctx, req.NamespacedName, trial); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.replaced.Forget(req.NamespacedName)
+			r.jobsDeleted.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !trial.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+	if r.replaced.Is(req.NamespacedName, trial.ResourceVersion) {
+		return ctrl.Result{RequeueAfter: conflictRecheck}, nil
+	}
+	replacedVersion := trial.ResourceVersion
 	before := trial.Status.DeepCopy()
 	s := &trialScope{r: r, trial: trial, now: time.Now()}
 	result, err := s.run(ctx)
 	trial.Status.ObservedGeneration = trial.Generation
 	readiness.Set(&trial.Status.Conditions, trial.Generation, readiness.Trial(&trial.Status))
 	return writeStatus(ctx, r.Client, trial, statuswrite.Trial(before, &trial.Status), result, err,
-		afterWrite{rec: r.Events, events: statusevents.ForTrial(before, &trial.Status), observe: func() { metrics.TrialWritten(before, trial, s.replacedAgent) }})
+		afterWrite{rec: r.Events, events: statusevents.ForTrial(before, &trial.Status), observe: func() {
+			r.replaced.Set(req.NamespacedName, replacedVersion)
+			metrics.TrialWritten(before, trial, s.replacedAgent)
+		}})
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded end is what

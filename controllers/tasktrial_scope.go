@@ -424,7 +424,8 @@ func (s *trialScope) finishGraded() {
 // until then, so that its Pod holds what its status records until the trial ends and the
 // trial's Jobs go in one request.
 func (s *trialScope) deleteHarvestedJobs(ctx context.Context) error {
-	if !s.trial.Status.Phase.Finished() {
+	key := client.ObjectKeyFromObject(s.trial)
+	if !s.trial.Status.Phase.Finished() || s.r.jobsDeleted.Is(key, s.trial.ResourceVersion) {
 		return nil
 	}
 	jobs := &batchv1.JobList{}
@@ -434,8 +435,12 @@ func (s *trialScope) deleteHarvestedJobs(ctx context.Context) error {
 	if !slices.ContainsFunc(jobs.Items, func(j batchv1.Job) bool { return j.DeletionTimestamp.IsZero() }) {
 		return nil
 	}
-	return s.r.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(s.trial.Namespace), client.MatchingLabels{evalv1.LabelTrial: s.trial.Name},
-		client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err := s.r.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(s.trial.Namespace), client.MatchingLabels{evalv1.LabelTrial: s.trial.Name},
+		client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		return err
+	}
+	s.r.jobsDeleted.Set(key, s.trial.ResourceVersion)
+	return nil
 }
 
 func (s *trialScope) deleteJob(ctx context.Context, name string) error {

@@ -121,3 +121,38 @@ func (w *LastWrites) Forget(key types.NamespacedName) {
 	defer w.mu.Unlock()
 	delete(w.times, key)
 }
+
+// Versions remembers one resourceVersion per object: for a trial, the version its last status
+// write replaced (a reconcile that reads that version reads the object from before the write,
+// since the cache lags the manager's own writes, and would redo what the write recorded), or
+// the version at which its Jobs were deleted. The zero value is ready; it is safe for
+// concurrent reconciles.
+type Versions struct {
+	mu       sync.Mutex
+	versions map[types.NamespacedName]string
+}
+
+// Set remembers rv for key.
+func (v *Versions) Set(key types.NamespacedName, rv string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.versions == nil {
+		v.versions = map[types.NamespacedName]string{}
+	}
+	v.versions[key] = rv
+}
+
+// Is says whether rv is the version remembered for key.
+func (v *Versions) Is(key types.NamespacedName, rv string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	remembered, ok := v.versions[key]
+	return ok && remembered == rv
+}
+
+// Forget drops what is remembered of a deleted object.
+func (v *Versions) Forget(key types.NamespacedName) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.versions, key)
+}

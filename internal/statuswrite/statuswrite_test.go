@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
@@ -119,5 +120,33 @@ func TestSweepRun(t *testing.T) {
 				t.Errorf("SweepRun (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestVersions(t *testing.T) {
+	a, b := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}
+	var v Versions
+	type check struct {
+		key  types.NamespacedName
+		rv   string
+		want bool
+	}
+	steps := []struct {
+		name   string
+		do     func()
+		checks []check
+	}{
+		{"nothing remembered", func() {}, []check{{a, "1", false}, {a, "", false}}},
+		{"a write of a replaced version 1", func() { v.Set(a, "1") }, []check{{a, "1", true}, {a, "2", false}, {b, "1", false}}},
+		{"a later write replaced version 2", func() { v.Set(a, "2") }, []check{{a, "1", false}, {a, "2", true}}},
+		{"a deleted", func() { v.Forget(a) }, []check{{a, "2", false}}},
+	}
+	for _, s := range steps {
+		s.do()
+		for _, c := range s.checks {
+			if got := v.Is(c.key, c.rv); got != c.want {
+				t.Errorf("%s: Is(%s, %q) = %v, want %v", s.name, c.key.Name, c.rv, got, c.want)
+			}
+		}
 	}
 }
