@@ -12,16 +12,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/metrics"
 	"github.com/swe-sweep/sweep-operator/internal/readiness"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
@@ -102,9 +98,8 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 }
 
 // SetupWithManager watches trials (their own status writes included: a recorded end is what
-// lets the next reconcile delete the trial's Jobs), their Jobs (the updates that change what
-// the trial reads of them, failure.JobChanged), and their Pods by the trial label, so that a
-// Pod stuck pulling an image is noticed before its Job ends.
+// lets the next reconcile delete the trial's Jobs), their Jobs, and their Pods by the
+// trial label, so that a Pod stuck pulling an image is noticed before its Job ends.
 func (r *TaskTrialReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	podToTrial := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		name := o.GetLabels()[evalv1.LabelTrial]
@@ -115,11 +110,7 @@ func (r *TaskTrialReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&evalv1.TaskTrial{}).
-		Owns(&batchv1.Job{}, builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-			old, oldOK := e.ObjectOld.(*batchv1.Job)
-			updated, updatedOK := e.ObjectNew.(*batchv1.Job)
-			return !oldOK || !updatedOK || failure.JobChanged(old, updated)
-		}})).
+		Owns(&batchv1.Job{}).
 		Watches(&corev1.Pod{}, podToTrial).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("tasktrial").

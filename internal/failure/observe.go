@@ -1,7 +1,6 @@
 package failure
 
 import (
-	"reflect"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -32,17 +31,6 @@ func ObserveJob(stage podcontract.Stage, job *batchv1.Job, now time.Time, startT
 		}
 	}
 	return obs
-}
-
-// JobChanged says whether an update of a stage's Job changes what ObserveJob reads of it, or
-// starts its deletion. Its other updates (the Job controller's active, ready and uncounted
-// Pods) set off no reconcile of its trial: a Job's every status update did, about half of a
-// trial's reconciles at scale (docs/scale.md).
-func JobChanged(old, updated *batchv1.Job) bool {
-	if old.DeletionTimestamp.IsZero() != updated.DeletionTimestamp.IsZero() {
-		return true
-	}
-	return !reflect.DeepEqual(ObserveJob("", old, time.Time{}, 0), ObserveJob("", updated, time.Time{}, 0))
 }
 
 // NewestPod is the latest created of a Job's Pods (a retried Pod replaces the one before), nil

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
@@ -215,59 +214,6 @@ func TestRecheckAfter(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := tc.stage.RecheckAfter(); got != tc.want {
 				t.Errorf("RecheckAfter = %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestJobChanged(t *testing.T) {
-	created := metav1.NewTime(time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC))
-	started := metav1.NewTime(created.Add(time.Second))
-	finished := metav1.NewTime(created.Add(9 * time.Second))
-	job := func(edit func(*batchv1.Job)) *batchv1.Job {
-		j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "t-agent-1", CreationTimestamp: created}}
-		edit(j)
-		return j
-	}
-	running := job(func(j *batchv1.Job) { j.Status.StartTime, j.Status.Active = &started, 1 })
-	cases := map[string]struct {
-		old, updated *batchv1.Job
-		want         bool
-	}{
-		"started": {old: job(func(*batchv1.Job) {}), updated: running, want: true},
-		"its Pod ready": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Status.StartTime, j.Status.Active, j.Status.Ready = &started, 1, ptr.To[int32](1)
-		}), want: false},
-		"its Pod counted as succeeded, the Job not complete yet": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Status.StartTime, j.Status.Succeeded = &started, 1
-			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue}}
-		}), want: false},
-		"complete": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Status.StartTime, j.Status.Succeeded = &started, 1
-			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: finished}}
-		}), want: true},
-		"failed": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Status.StartTime = &started
-			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded", LastTransitionTime: finished}}
-		}), want: true},
-		"suspended again by its queue": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Spec.Suspend, j.Status.StartTime = ptr.To(true), &started
-		}), want: true},
-		"admitted again: a new start time": {old: running, updated: job(func(j *batchv1.Job) {
-			later := metav1.NewTime(started.Add(time.Minute))
-			j.Status.StartTime, j.Status.Active = &later, 1
-		}), want: true},
-		"being deleted": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Status.StartTime, j.Status.Active, j.DeletionTimestamp = &started, 1, &finished
-		}), want: true},
-		"labels only": {old: running, updated: job(func(j *batchv1.Job) {
-			j.Status.StartTime, j.Status.Active, j.Labels = &started, 1, map[string]string{"x": "y"}
-		}), want: false},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := JobChanged(c.old, c.updated); got != c.want {
-				t.Errorf("JobChanged = %v, want %v", got, c.want)
 			}
 		})
 	}
