@@ -20,5 +20,9 @@ hack/helm.sh >/dev/null
 # The Kueue spec installs Kueue (built once from the Go module proxy) and uninstalls it after.
 hack/kueue.sh >/dev/null
 echo "[e2e] stack ready after $(( $(date +%s) - t0 ))s"
-go test -tags e2e -count=1 -timeout 40m -v ./test/e2e/ -ginkgo.v
+# The specs run on E2E_PROCS Ginkgo processes (default 3): most of a spec's time is spent
+# waiting on Pods, so three keep the node's two cores busy. Specs that change what every other
+# spec runs on (the manager, Kueue's webhooks) are marked Serial and run alone at the end.
+# ginkgo is the CLI of the Ginkgo version go.mod pins.
+go run github.com/onsi/ginkgo/v2/ginkgo --tags e2e -p --procs "${E2E_PROCS:-3}" --timeout 40m -v ./test/e2e/
 echo "[e2e] finished after $(( $(date +%s) - t0 ))s"

@@ -96,7 +96,9 @@ func expectScoredWithoutRetries(sr *evalv1.SweepRun, trials []evalv1.TaskTrial) 
 	return evictions
 }
 
-var _ = Describe("Kueue", Ordered, func() {
+// Serial: Kueue's webhooks intercept every Job while it is installed and removed, so no other
+// spec's Jobs are created meanwhile.
+var _ = Describe("Kueue", Ordered, Serial, func() {
 	BeforeAll(func() {
 		start := time.Now()
 		kueueScript("up")

@@ -124,7 +124,8 @@ var _ = Describe("campaign records in the artifact store", func() {
 		Expect(infoScore(sweep, "file://"+jobDir)).To(BeNumerically("~", score, 1e-4), "sweep info over the volume's job folder")
 	})
 
-	It("S3: a SweepRun's own s3:// store keeps every record, through a manager killed mid-campaign, and sweep info reads it from S3", func() {
+	// Serial: it kills the one manager every other spec's trials run on.
+	It("S3: a SweepRun's own s3:// store keeps every record, through a manager killed mid-campaign, and sweep info reads it from S3", Serial, func() {
 		s3 := openS3Store()
 		ns := catalogueNamespace("store-s3")
 		patchSecret(ns, "partial.patch")
