@@ -19,6 +19,9 @@ hack/stack.sh
 hack/helm.sh >/dev/null
 # The Kueue spec installs Kueue (built once from the Go module proxy) and uninstalls it after.
 hack/kueue.sh >/dev/null
+# The Flux spec installs Flux's source-controller and kustomize-controller (built once from the
+# Go module proxy) and uninstalls them after; it serves its own Git repository (test/e2e/gitserver).
+hack/flux.sh >/dev/null
 echo "[e2e] stack ready after $(( $(date +%s) - t0 ))s"
 # The specs run on E2E_PROCS Ginkgo processes (default 3): most of a spec's time is spent
 # waiting on Pods, so three keep the node's two cores busy. Specs that change what every other

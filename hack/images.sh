@@ -7,6 +7,7 @@
 #   hack/images.sh python-base             Debian bookworm minbase + python3, python3-pytest, git
 #   hack/images.sh seaweedfs               the e2e suite's S3 server, weed of hack/seaweedfs.sh (WEED_BIN=FILE likewise)
 #   hack/images.sh kueue                   Kueue's manager, the kueue binary of hack/kueue.sh (KUEUE_BIN=FILE likewise)
+#   hack/images.sh flux                    Flux's source-controller and kustomize-controller, binaries of hack/flux.sh
 #   hack/images.sh task-images TASKDIR     agent + verifier images of one task directory
 #   hack/images.sh task-images-from NAME REPO_DIR TESTS_DIR WORKDIR
 #   hack/images.sh catalogue TASKS-DIR...  every task, under the references `sweep tasks images` gives
@@ -111,6 +112,16 @@ image_kueue() {
   local exe=${KUEUE_BIN:-}
   [ -n "$exe" ] || exe=$(bash "$root/hack/kueue.sh")
   image_of_binary kueue "$exe" /manager
+}
+
+# Flux's two controllers, each as its own image has it: /usr/local/bin/<name>, the entrypoint
+# (hack/flux.sh).
+image_flux() {
+  local exe name
+  for exe in $(bash "$root/hack/flux.sh"); do
+    name=${exe##*/}; name=${name%-v*}
+    image_of_binary "flux-$name" "$exe" "/usr/local/bin/$name"
+  done
 }
 
 debian_mirror() {
@@ -253,6 +264,7 @@ case "$cmd" in
   python-base) image_python_base ;;
   seaweedfs) image_seaweedfs ;;
   kueue) image_kueue ;;
+  flux) image_flux ;;
   task-images) task_images_dir "$@" ;;
   catalogue) catalogue_images "$@" ;;
   task-images-from) [ $# = 4 ] || { echo "usage: $0 task-images-from NAME REPO_DIR TESTS_DIR WORKDIR" >&2; exit 2; }; task_images "$@" ;;
