@@ -25,7 +25,7 @@ hack/flux.sh >/dev/null
 echo "[e2e] stack ready after $(( $(date +%s) - t0 ))s"
 # The specs run on E2E_PROCS Ginkgo processes (default 3): most of a spec's time is spent
 # waiting on Pods, so three keep the node's two cores busy. Specs that change what every other
-# spec runs on (the manager, Kueue's webhooks) are marked Serial and run alone at the end.
+# spec runs on (the manager, Kueue's webhooks, the node's cordon) are marked Serial and run alone at the end.
 # ginkgo is the CLI of the Ginkgo version go.mod pins.
 go run github.com/onsi/ginkgo/v2/ginkgo --tags e2e -p --procs "${E2E_PROCS:-3}" --timeout 40m -v ./test/e2e/
 echo "[e2e] finished after $(( $(date +%s) - t0 ))s"

@@ -270,7 +270,8 @@ func trialUIDs(ns, run string) map[string]types.UID {
 	return out
 }
 
-var _ = Describe("Flux", Ordered, func() {
+// Serial: the spec cordons the one node, which would hold every other spec's Pods.
+var _ = Describe("Flux", Ordered, Serial, func() {
 	BeforeAll(func() {
 		start := time.Now()
 		fluxScript("up")
