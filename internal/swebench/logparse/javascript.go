@@ -253,35 +253,15 @@ func p5jsWithoutXML(log string) string {
 	}
 }
 
-var (
-	carbonPatterns = []struct {
-		re     *regexp.Regexp
-		status testresults.Status
-	}{
-		{pyRe(`^PASS\s(.*)\s\([\d\.]+ms\)`), passed},
-		{pyRe(`^PASS\s(.*)\s\([\d\.]+\ss\)`), passed},
-		{pyRe(`^PASS\s(.*)\s\([\d\.]+s\)`), passed},
-		{pyRe(`^PASS\s(.*)`), passed},
-		{pyRe(`^FAIL\s(.*)\s\([\d\.]+ms\)`), failed},
-		{pyRe(`^FAIL\s(.*)\s\([\d\.]+\ss\)`), failed},
-		{pyRe(`^FAIL\s(.*)\s\([\d\.]+s\)`), failed},
-		{pyRe(`^FAIL\s(.*)`), failed},
-	}
-)
+var carbonWords = map[string]testresults.Status{"PASS": passed, "FAIL": failed}
 
 // parseCarbon (also react-pdf's, prettier's, scratch-gui's and lighthouse's jest parser): Jest's
 // per-file "PASS <file> (1.2 s)" / "FAIL <file>" lines; the id is the file, timing dropped.
 func parseCarbon(log string) Statuses {
 	out := Statuses{}
 	for _, line := range lines(log) {
-		if !strings.HasPrefix(line, "PASS") && !strings.HasPrefix(line, "FAIL") {
-			continue
-		}
-		for _, p := range carbonPatterns {
-			if m := p.re.FindStringSubmatch(line); m != nil {
-				out[m[1]] = p.status
-				break
-			}
+		if word, name, ok := carbonLine(line); ok {
+			out[name] = carbonWords[word]
 		}
 	}
 	return out
@@ -309,38 +289,15 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 	return out
 }
 
-var jestJSONLine = pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`)
-
 // parseJestJSON: "[PASSED] title" / "[FAILED] title" lines written by a jq transform of
 // jest --json.
-func parseJestJSON(log string) Statuses {
-	out := Statuses{}
-	for _, line := range lines(log) {
-		if m := jestJSONLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			out[m[2]] = testresults.Status(m[1])
-		}
-	}
-	return out
-}
+var parseJestJSON = readerParser(jestJSONLine, "", map[string]testresults.Status{"PASSED": passed, "FAILED": failed})
 
 var vitestMarks = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}
 
-var vitestLine = pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`)
-
 // parseVitest: vitest --reporter=verbose marks. A trailing " <number>" (with or without "ms") is
 // taken for a duration and dropped from the title, as officially.
-func parseVitest(log string) Statuses {
-	out := Statuses{}
-	for _, line := range lines(log) {
-		if !strings.ContainsAny(line, "✓×↓") {
-			continue
-		}
-		if m := vitestLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			out[m[2]] = vitestMarks[m[1]]
-		}
-	}
-	return out
-}
+var parseVitest = readerParser(vitestLine, "", vitestMarks)
 
 var karmaLine = pyRe(`^(\s*)?([✔✖])?\s(.*)$`)
 
@@ -394,25 +351,8 @@ func parseKarma(log string) Statuses {
 	return out
 }
 
-var tapLine = pyRe(`^(ok|not ok) (\d+) (.+)$`)
-
 // parseTap: TAP "ok 1 title" / "not ok 2 title" lines; the title is the id.
-func parseTap(log string) Statuses {
-	out := Statuses{}
-	for _, line := range lines(log) {
-		if !strings.Contains(line, "ok ") {
-			continue
-		}
-		if m := tapLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			if m[1] == "ok" {
-				out[m[3]] = passed
-			} else {
-				out[m[3]] = failed
-			}
-		}
-	}
-	return out
-}
+var parseTap = readerParser(tapLine, "ok ", map[string]testresults.Status{"ok": passed, "not ok": failed})
 
 // parseImmutableJS picks Jest's verbose reader for PR 2006 and the jq-transformed JSON reader
 // for PR 2005 (the number after the instance id's last "-"); any other instance raises
@@ -567,21 +507,15 @@ func parseOpenLayers(log string) Statuses {
 	return out
 }
 
-var (
-	jestFileFail = pyRe(`(?m)^FAIL\s(.*)`)
-	jestFilePass = pyRe(`(?m)^PASS\s(.*)`)
-	grommetTime  = pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`)
-)
-
 // parseEmotion: Jest's per-file "FAIL <file>" and "PASS <file>" lines, passes written last (a
 // file that both failed and passed is PASSED).
 func parseEmotion(log string) Statuses {
 	out := Statuses{}
-	for _, m := range jestFileFail.FindAllStringSubmatch(log, -1) {
-		out[pyStrip(m[1])] = failed
+	for _, name := range jestFileResults(log, "FAIL") {
+		out[pyStrip(name)] = failed
 	}
-	for _, m := range jestFilePass.FindAllStringSubmatch(log, -1) {
-		out[pyStrip(m[1])] = passed
+	for _, name := range jestFileResults(log, "PASS") {
+		out[pyStrip(name)] = passed
 	}
 	return out
 }
@@ -589,11 +523,11 @@ func parseEmotion(log string) Statuses {
 // parseGrommet is parseEmotion with a trailing " (1.2 s)" timing dropped.
 func parseGrommet(log string) Statuses {
 	out := Statuses{}
-	for _, m := range jestFileFail.FindAllStringSubmatch(log, -1) {
-		out[grommetTime.ReplaceAllLiteralString(pyStrip(m[1]), "")] = failed
+	for _, name := range jestFileResults(log, "FAIL") {
+		out[withoutGrommetTime(pyStrip(name))] = failed
 	}
-	for _, m := range jestFilePass.FindAllStringSubmatch(log, -1) {
-		out[grommetTime.ReplaceAllLiteralString(pyStrip(m[1]), "")] = passed
+	for _, name := range jestFileResults(log, "PASS") {
+		out[withoutGrommetTime(pyStrip(name))] = passed
 	}
 	return out
 }
