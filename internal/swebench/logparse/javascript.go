@@ -67,7 +67,7 @@ func parseCalypso(log string) Statuses {
 	var suite suiteStack
 	runs := strings.Split(log, " ./node_modules/.bin/jest ")
 	for _, run := range runs[1:] {
-		for _, line := range lines(run) {
+		for line := range lineSeq(run) {
 			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
 				break
 			}
@@ -117,7 +117,7 @@ var markedFailure = pyRe(`^\d+\)\s(.*)`)
 // parseMarked: only failures, "<n>) <title>" at the start of a line.
 func parseMarked(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if m := markedFailure.FindStringSubmatch(line); m != nil {
 			out[pyStrip(m[1])] = failed
 		}
@@ -202,7 +202,7 @@ func parseP5JS(log string) Statuses {
 func p5jsWithoutJSON(log string) string {
 	var kept []string
 	inObject, inList := false, false
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		s := strings.TrimRightFunc(line, isPySpace)
 		switch {
 		case strings.HasSuffix(s, "{"):
@@ -259,7 +259,7 @@ var carbonWords = map[string]testresults.Status{"PASS": passed, "FAIL": failed}
 // per-file "PASS <file> (1.2 s)" / "FAIL <file>" lines; the id is the file, timing dropped.
 func parseCarbon(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if word, name, ok := carbonLine(line); ok {
 			out[name] = carbonWords[word]
 		}
@@ -273,7 +273,7 @@ var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○
 // id. 5 strips the title; 4.1 keeps the space before a " (12 ms)" that follows two spaces.
 func parseJestOfficial(log string, stripTitle bool) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.ContainsAny(line, "✓✕○") {
 			continue
 		}
@@ -310,7 +310,7 @@ func parseKarma(log string) Statuses {
 	indent := -1
 	var suite []string
 	started := false
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if strings.HasPrefix(line, "SUMMARY:") {
 			return out
 		}
@@ -384,7 +384,7 @@ func parseHighlightJS(log string) Statuses {
 		title = pyStrip(highlightTiming.ReplaceAllLiteralString(title, ""))
 		return strings.Join(append(suite[:len(suite):len(suite)], title), ".")
 	}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		stripped := pyStrip(line)
 		switch {
 		case strings.HasPrefix(stripped, "✓"):
@@ -554,7 +554,7 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	runs := strings.Split(log, " xvfb-run ")
 	for _, run := range runs[1:] {
 		browser := strings.Split(run, "Starting browser Chrome")
-		for _, line := range lines(browser[len(browser)-1]) {
+		for line := range lineSeq(browser[len(browser)-1]) {
 			if strings.HasPrefix(line, "TOTAL") {
 				break
 			}
@@ -666,7 +666,7 @@ func parseLighthouseMocha(log string) Statuses {
 	for _, run := range runs[1:] {
 		run = pyStrip(pySplit(lighthousePassing, run)[0])
 		var suite suiteStack
-		for _, line := range lines(run) {
+		for line := range lineSeq(run) {
 			stripped := pyStrip(line)
 			found := false
 			for _, r := range lighthouseResults {
@@ -696,7 +696,7 @@ var (
 func parseQuartoCLI(log string) Statuses {
 	out := Statuses{}
 	tmpNumbers := map[string]int{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if strings.Contains(line, "ERRORS") || strings.Contains(line, "failures:") {
 			break
 		}
@@ -748,7 +748,7 @@ func parsePlotlyJS(log string) Statuses {
 	out := Statuses{}
 	var suite []string
 	suiteIndent := 0
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if m := plotlySuite.FindStringSubmatch(line); m != nil {
 			if utf8.RuneCountInString(m[1]) <= suiteIndent {
 				suite = nil

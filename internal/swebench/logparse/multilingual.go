@@ -18,7 +18,7 @@ import (
 func lineParser(re *regexp.Regexp, hint string, idGroup int, status func(m []string) testresults.Status) func(string) Statuses {
 	return func(log string) Statuses {
 		out := Statuses{}
-		for _, line := range lines(log) {
+		for line := range lineSeq(log) {
 			if hint != "" && !strings.Contains(line, hint) {
 				continue
 			}
@@ -44,7 +44,7 @@ func byWord(g int, words map[string]testresults.Status) func([]string) testresul
 func readerParser(read func(string) (word, name string, ok bool), hint string, words map[string]testresults.Status) func(string) Statuses {
 	return func(log string) Statuses {
 		out := Statuses{}
-		for _, line := range lines(log) {
+		for line := range lineSeq(log) {
 			if hint != "" && !strings.Contains(line, hint) {
 				continue
 			}
@@ -66,7 +66,7 @@ var redisWords = map[string]testresults.Status{"ok": passed, "err": failed, "ski
 // " in <file>" suffix is dropped.
 func parseRedis(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.Contains(line, "]:") {
 			continue
 		}
@@ -123,7 +123,7 @@ var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "
 func parsePHPUnit(log string) Statuses {
 	out := Statuses{}
 	suite := "None"
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if name, ok := phpunitSuiteLine(line); ok {
 			suite = name
 			continue
@@ -174,7 +174,7 @@ func parseMaven(log string, d Dialect) Statuses {
 	out := Statuses{}
 	current := "---NO TEST NAME FOUND YET---"
 	var pending, unmatched []string
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.Contains(line, "-Dtest=") && !strings.Contains(line, "BUILD ") {
 			continue
 		}
@@ -220,7 +220,7 @@ func parseGradle(log string, d Dialect) Statuses {
 	}
 	out := Statuses{}
 	pending := ""
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		line = pyStrip(line)
 		if m := gradleResult.FindStringSubmatch(line); m != nil {
 			out[m[1]] = gradleStatus[m[2]]

@@ -1,6 +1,7 @@
 package logparse
 
 import (
+	"iter"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -120,6 +121,9 @@ func ansiEscape(s string) string {
 
 // lines is Python's s.split("\n").
 func lines(s string) []string { return strings.Split(s, "\n") }
+
+// lineSeq is Python's s.split("\n") one line at a time, without the list.
+func lineSeq(s string) iter.Seq[string] { return strings.SplitSeq(s, "\n") }
 
 // pyRsplitFirst is Python's s.rsplit(sep, 1)[0].
 func pyRsplitFirst(s, sep string) string {

@@ -302,14 +302,18 @@ func withoutRedisFile(s string) string {
 // "(" and reports whether the pattern's remainder matches there (the patterns are not anchored
 // at the end).
 var carbonSuffixes = []func(string) bool{
-	func(s string) bool { return digitsDotsThen(s, func(r string) bool { return strings.HasPrefix(r, "ms)") }) },
+	func(s string) bool {
+		return digitsDotsThen(s, func(r string) bool { return strings.HasPrefix(r, "ms)") })
+	},
 	func(s string) bool {
 		return digitsDotsThen(s, func(r string) bool {
 			r, ok := cutPySpace(r)
 			return ok && strings.HasPrefix(r, "s)")
 		})
 	},
-	func(s string) bool { return digitsDotsThen(s, func(r string) bool { return strings.HasPrefix(r, "s)") }) },
+	func(s string) bool {
+		return digitsDotsThen(s, func(r string) bool { return strings.HasPrefix(r, "s)") })
+	},
 }
 
 // digitsDotsThen is `[\d\.]+` followed by what rest accepts, at the start of s.
