@@ -1,14 +1,16 @@
 """Times SWE-bench's own parser (one tag's checkout) on each golden benchmark log that
 logparse's TestBenchLogs wrote (SWEEP_BENCH_LOG_DIR: <row>.log and rows.json), in process, and
-prints per row "<row> <wall s> <cpu s> <ids>" (the best of --runs), or "<row> raised <error>".
+prints per row "<row> <wall s> <cpu s> <ids>" (the best of --runs), "<row> raised <error>", or
+"<row> timeout <s>" when one run takes longer than --timeout seconds.
 
-    python3 speed_parsers.py --checkout DIR --logs DIR [--runs N] [ROW...]
+    python3 speed_parsers.py --checkout DIR --logs DIR [--runs N] [--timeout S] [ROW...]
 """
 
 import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 import time
 import types
@@ -25,6 +27,7 @@ def main():
     ap.add_argument("--checkout", required=True)
     ap.add_argument("--logs", required=True)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("rows", nargs="*")
     args = ap.parse_args()
 
@@ -32,6 +35,10 @@ def main():
     js = sys.modules.get(JS_MODULE)
     if js is not None and hasattr(js, "parse_plotly_js"):
         fns["parse_plotly_js"] = ("", js.parse_plotly_js)
+    def too_long(signum, frame):
+        raise TimeoutError()
+
+    signal.signal(signal.SIGALRM, too_long)
     with open(os.path.join(args.logs, "rows.json")) as f:
         rows = json.load(f)
     for row in rows:
@@ -47,11 +54,18 @@ def main():
             for _ in range(args.runs):
                 # Some official parsers print what they read; that is not the figure.
                 with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+                    signal.alarm(args.timeout)
                     c0, t0 = time.process_time(), time.perf_counter()
-                    got = fn(log, spec)
+                    try:
+                        got = fn(log, spec)
+                    finally:
+                        signal.alarm(0)
                     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
                 best_wall = wall if best_wall is None else min(best_wall, wall)
                 best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+        except TimeoutError:
+            print(f"{row['row']} timeout {args.timeout}", flush=True)
+            continue
         except Exception as e:  # the official parser raises on this log
             print(f"{row['row']} raised {type(e).__name__}", flush=True)
             continue
