@@ -124,6 +124,9 @@ func djangoSplitMatches(log, literal string, anchored *regexp.Regexp, ending str
 		q := from + i
 		from = q + 1
 		before, ok := cutPySpaceSuffix(log[:q])
+		if !ok {
+			continue
+		}
 		if before, ok = strings.CutSuffix(before, "..."); !ok {
 			continue
 		}

@@ -45,11 +45,6 @@ func cutDigits(s string) (string, bool) {
 	return rest, len(rest) < len(s)
 }
 
-// isDigitsAndDots is `[\d\.]+` on the whole of s.
-func isDigitsAndDots(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r != '.' && !unicode.IsDigit(r) }) < 0
-}
-
 // jqLine is `^\s*(PASS|FAIL):\s(.+)$`, stripped.
 func jqLine(s string) (word, name string, ok bool) {
 	word, rest, ok := cutWord(s, "PASS:", "FAIL:")
