@@ -97,7 +97,7 @@ func parseCalypso(log string) Statuses {
 	return out
 }
 
-var chartJSFailure = regexp.MustCompile(`(?m)Chrome` + `[` + pyWhitespace + `]` + `[\p{Nd}.]+[` + pyWhitespaceNoCRLF + `]\(.+?\)[` + pyWhitespaceNoCRLF + `](.*)FAILED$`)
+var chartJSFailure = newLiteralRe(regexp.MustCompile(`(?m)Chrome` + `[` + pyWhitespace + `]` + `[\p{Nd}.]+[` + pyWhitespaceNoCRLF + `]\(.+?\)[` + pyWhitespaceNoCRLF + `](.*)FAILED$`)).withMatcher(matchChartJSFailure)
 
 // pyWhitespaceNoCRLF is Python's [^\S\r\n]: whitespace other than CR and LF.
 const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
@@ -106,7 +106,7 @@ const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{
 // after colour codes are removed.
 func parseChartJS(log string) Statuses {
 	out := Statuses{}
-	for _, m := range chartJSFailure.FindAllStringSubmatch(ansiEscape(log), -1) {
+	for _, m := range chartJSFailure.findAll(ansiEscape(log)) {
 		out[m[1]] = failed
 	}
 	return out
@@ -467,11 +467,11 @@ func parseESLint(log string) Statuses {
 	return out
 }
 
-var bpmnFailures = []*regexp.Regexp{
-	pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`),
-	pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\sx86\_64\)\s(.*)FAILED\n`),
-	pyRe(`Chrome\sHeadless\s(.*)\s\(Linux\sx86\_64\)\s(.*)FAILED\n`),
-	pyRe(`HeadlessChrome\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`),
+var bpmnFailures = []*literalRe{
+	newLiteralRe(pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`)).withMatcher(matchPhantomLinuxVersion),
+	newLiteralRe(pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\sx86\_64\)\s(.*)FAILED\n`)).withMatcher(matchPhantomLinuxX86),
+	newLiteralRe(pyRe(`Chrome\sHeadless\s(.*)\s\(Linux\sx86\_64\)\s(.*)FAILED\n`)).withMatcher(matchChromeHeadless),
+	newLiteralRe(pyRe(`HeadlessChrome\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`)).withMatcher(matchHeadlessChrome),
 }
 
 // parseBpmnJS: only failures, Karma's "<browser> (<os>) <title> FAILED" lines of PhantomJS or
@@ -479,7 +479,7 @@ var bpmnFailures = []*regexp.Regexp{
 func parseBpmnJS(log string) Statuses {
 	out := Statuses{}
 	for _, re := range bpmnFailures {
-		for _, m := range re.FindAllStringSubmatch(log, -1) {
+		for _, m := range re.findAll(log) {
 			out[m[len(m)-1]] = failed
 		}
 	}
@@ -488,19 +488,30 @@ func parseBpmnJS(log string) Statuses {
 
 const pyNonSpace = "[^" + pyWhitespace + "]"
 
-var openlayersFailures = []*regexp.Regexp{
-	pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`),
-	pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`),
-	regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`),
-	pyRe(`(?m)^case\s(.*):\smismatch`),
+// openlayersFailures are the official patterns in order; the mocha one has no leading literal
+// and can span any number of lines, so it runs through RE2 as written.
+var openlayersFailures = []func(string) [][]string{
+	openlayersLiteralFailures[0].findAll,
+	openlayersLiteralFailures[1].findAll,
+	func(log string) [][]string { return openlayersMochaFailure.FindAllStringSubmatch(log, -1) },
+	openlayersLiteralFailures[2].findAll,
 }
+
+var (
+	openlayersLiteralFailures = []*literalRe{
+		newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)),
+		newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)),
+		newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
+	}
+	openlayersMochaFailure = regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`)
+)
 
 // parseOpenLayers: only failures, from Karma's Chrome lines, mocha's numbered failures and
 // rendering "case <name>: mismatch" lines; whitespace collapsed.
 func parseOpenLayers(log string) Statuses {
 	out := Statuses{}
-	for _, re := range openlayersFailures {
-		for _, m := range re.FindAllStringSubmatch(log, -1) {
+	for _, findAll := range openlayersFailures {
+		for _, m := range findAll(log) {
 			out[collapseSpace(m[1])] = failed
 		}
 	}
@@ -536,7 +547,7 @@ var (
 	nextAssertion = regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#(?s:.)*?\n\n`)
 	nextFail      = pyRe(`^.*?✗\s*(.*)`)
 	nextPass      = pyRe(`^.*?✓\s*(.*)`)
-	nextSuites    = pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`)
+	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
 	nextV2Fail    = pyRe(`(?m)^\s{4}\d+\)\s(.*)`)
 	nextV2Pass    = pyRe(`(?m)^\s{4}✓\s(.*)\(`)
 )
@@ -550,7 +561,7 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	}
 	out := Statuses{}
 	var suite suiteStack
-	log = nextAssertion.ReplaceAllLiteralString(ansiEscapeRe.ReplaceAllLiteralString(log, ""), "")
+	log = nextAssertion.ReplaceAllLiteralString(ansiEscape(log), "")
 	runs := strings.Split(log, " xvfb-run ")
 	for _, run := range runs[1:] {
 		browser := strings.Split(run, "Starting browser Chrome")
@@ -577,9 +588,10 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 
 func parseNextV2(log string) Statuses {
 	out := Statuses{}
-	pieces := pySplit(nextSuites, log)
-	for i, m := range nextSuites.FindAllStringSubmatch(log, -1) {
-		suite, block := m[2], pieces[(i+1)*3]
+	matches := nextSuites.findAllIndex(log)
+	pieces := pySplitAt(log, matches)
+	for i, m := range matches {
+		suite, block := log[m[4]:m[5]], pieces[(i+1)*3]
 		for _, f := range nextV2Fail.FindAllStringSubmatch(block, -1) {
 			out[suite+": "+pyStrip(f[1])] = failed
 		}

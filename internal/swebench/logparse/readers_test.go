@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,17 +164,22 @@ func TestRewritesEqualTheOfficialSubstitutions(t *testing.T) {
 		name    string
 		pattern *regexp.Regexp
 		rewrite func(string) string
+		// pieces are drawn besides readerPieces.
+		pieces []string
 	}{
-		{"redis file", pyRe(`\s+in\s+\S+$`), withoutRedisFile},
-		{"grommet time", pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`), withoutGrommetTime},
+		{"redis file", pyRe(`\s+in\s+\S+$`), withoutRedisFile, nil},
+		{"grommet time", pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`), withoutGrommetTime, nil},
+		{"ansi escape", regexp.MustCompile(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`), ansiEscape,
+			[]string{"\x1b", "\x1b", "\x1b[", "\x1b[0m", "\x1b[31;1m", "\x1b[?25l", "\x1b[2K", "\x1b[ !", "[", "\\", "^", "_", "@", "~", "0", ";", "?", "/", "!", "\x7f", "a"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(56, 78))
+			pieces := append(slices.Clone(readerPieces), c.pieces...)
 			changed := 0
 			for range 100000 {
 				var b strings.Builder
 				for range rng.IntN(8) {
-					b.WriteString(readerPieces[rng.IntN(len(readerPieces))])
+					b.WriteString(pieces[rng.IntN(len(pieces))])
 				}
 				s := pyStrip(b.String())
 				want := c.pattern.ReplaceAllLiteralString(s, "")
