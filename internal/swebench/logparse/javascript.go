@@ -450,13 +450,7 @@ func mochaTitles(raw json.RawMessage) ([]string, bool) {
 	return titles, true
 }
 
-var (
-	eslintFailure = regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`)
-	pyWhitespaces = pyRe(`\s+`)
-)
-
-// collapseSpace is Python's re.sub(r"\s+", " ", s).strip().
-func collapseSpace(s string) string { return pyStrip(pyWhitespaces.ReplaceAllLiteralString(s, " ")) }
+var eslintFailure = regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`)
 
 // parseESLint: only failures, mocha's "  <n>) title ... Error" blocks, whitespace collapsed.
 func parseESLint(log string) Statuses {
@@ -488,23 +482,20 @@ func parseBpmnJS(log string) Statuses {
 
 const pyNonSpace = "[^" + pyWhitespace + "]"
 
-// openlayersFailures are the official patterns in order; the mocha one has no leading literal
-// and can span any number of lines, so it runs through RE2 as written.
-var openlayersFailures = []func(string) [][]string{
-	openlayersLiteralFailures[0].findAll,
-	openlayersLiteralFailures[1].findAll,
-	func(log string) [][]string { return openlayersMochaFailure.FindAllStringSubmatch(log, -1) },
-	openlayersLiteralFailures[2].findAll,
+// openlayersFailures are the official patterns in order, as submatch indices: the Karma lines,
+// mocha's numbered failures (`(?m)^\s{2}\d+\)((?s:.)*?)Error:`) and rendering mismatches.
+var openlayersFailures = []func(string) [][]int{
+	openlayersLiteralFailures[0].findAllIndex,
+	openlayersLiteralFailures[1].findAllIndex,
+	openlayersMochaFailures,
+	openlayersLiteralFailures[2].findAllIndex,
 }
 
-var (
-	openlayersLiteralFailures = []*literalRe{
-		newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)),
-		newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)),
-		newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
-	}
-	openlayersMochaFailure = regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`)
-)
+var openlayersLiteralFailures = []*literalRe{
+	newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)),
+	newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)),
+	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
+}
 
 // parseOpenLayers: only failures, from Karma's Chrome lines, mocha's numbered failures and
 // rendering "case <name>: mismatch" lines; whitespace collapsed.
@@ -512,7 +503,7 @@ func parseOpenLayers(log string) Statuses {
 	out := Statuses{}
 	for _, findAll := range openlayersFailures {
 		for _, m := range findAll(log) {
-			out[collapseSpace(m[1])] = failed
+			out[collapseSpace(log[m[2]:m[3]])] = failed
 		}
 	}
 	return out
@@ -548,8 +539,6 @@ var (
 	nextFail      = pyRe(`^.*?✗\s*(.*)`)
 	nextPass      = pyRe(`^.*?✓\s*(.*)`)
 	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
-	nextV2Fail    = pyRe(`(?m)^\s{4}\d+\)\s(.*)`)
-	nextV2Pass    = pyRe(`(?m)^\s{4}✓\s(.*)\(`)
 )
 
 // parseNext is alibaba-fusion/next's parser: version 1.27 reads mocha's spec output per
@@ -592,11 +581,11 @@ func parseNextV2(log string) Statuses {
 	pieces := pySplitAt(log, matches)
 	for i, m := range matches {
 		suite, block := log[m[4]:m[5]], pieces[(i+1)*3]
-		for _, f := range nextV2Fail.FindAllStringSubmatch(block, -1) {
-			out[suite+": "+pyStrip(f[1])] = failed
+		for _, f := range lineStartMatches(block, matchNextFailure) {
+			out[suite+": "+pyStrip(block[f[2]:f[3]])] = failed
 		}
-		for _, p := range nextV2Pass.FindAllStringSubmatch(block, -1) {
-			out[suite+": "+pyStrip(p[1])] = passed
+		for _, p := range lineStartMatches(block, matchNextPass) {
+			out[suite+": "+pyStrip(block[p[2]:p[3]])] = passed
 		}
 	}
 	return out

@@ -113,3 +113,55 @@ func TestNewLiteralReRefusesPatternsItCannotRun(t *testing.T) {
 		})
 	}
 }
+
+// TestLineStartMatchesEqualThePatterns compares each line-start scanner with its pattern's
+// FindAllStringSubmatchIndex over every golden log and 30,000 random logs per pattern.
+func TestLineStartMatchesEqualThePatterns(t *testing.T) {
+	checks := map[string]struct {
+		pattern *regexp.Regexp
+		find    func(string) [][]int
+		pieces  []string
+	}{
+		"next failure": {pyRe(`(?m)^\s{4}\d+\)\s(.*)`), func(s string) [][]int { return lineStartMatches(s, matchNextFailure) },
+			[]string{"    1) a", "    12)\tb", "\n\n  3) c", "  \u00a0 4) x", "    \u0663) y", "    5)", "    6)x"}},
+		"next pass": {pyRe(`(?m)^\s{4}✓\s(.*)\(`), func(s string) [][]int { return lineStartMatches(s, matchNextPass) },
+			[]string{"    ✓ a (1ms)", "    ✓ b(", "\n\n  ✓ c (", "    ✓\n(x)", "    ✓ d", "   ✓ e ("}},
+		"openlayers mocha": {regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`), openlayersMochaFailures,
+			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error:", "\n 3) d", "  4)Error:", "  \u0663) e TypeError: f", "Error:"}},
+	}
+	pieces := []string{"\n", "\n", " ", "  ", "    ", "\t", "\u00a0", "\r", "1", ")", "(", "✓", "Error:", "x", "é"}
+	golden := goldenLogs(t)
+	for name, c := range checks {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(23, 24))
+			logs := append([]string(nil), golden...)
+			for range 30000 {
+				var b strings.Builder
+				for range rng.IntN(10) {
+					if rng.IntN(2) == 0 {
+						line := c.pieces[rng.IntN(len(c.pieces))]
+						if rng.IntN(3) == 0 { // cut
+							line = line[:rng.IntN(len(line)+1)]
+						}
+						b.WriteString(line)
+					} else {
+						b.WriteString(pieces[rng.IntN(len(pieces))])
+					}
+				}
+				logs = append(logs, b.String())
+			}
+			found := 0
+			for _, log := range logs {
+				want := c.pattern.FindAllStringSubmatchIndex(log, -1)
+				if diff := cmp.Diff(want, c.find(log)); diff != "" {
+					t.Fatalf("%q (-pattern +scanner):\n%s", log, diff)
+				}
+				found += len(want)
+			}
+			t.Logf("%d logs, %d matches", len(logs), found)
+			if found < 5000 {
+				t.Errorf("only %d matches: draw logs that hold more", found)
+			}
+		})
+	}
+}

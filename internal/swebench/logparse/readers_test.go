@@ -157,20 +157,30 @@ func TestReadersEqualTheOfficialPatterns(t *testing.T) {
 	}
 }
 
+var whitespaceRuns = pyRe(`\s+`)
+
+// removing is re.sub(pattern, "", s).
+func removing(re *regexp.Regexp) func(string) string {
+	return func(s string) string { return re.ReplaceAllLiteralString(s, "") }
+}
+
 // TestRewritesEqualTheOfficialSubstitutions compares the hand-written substitutions with the
 // official re.sub calls they replace, on the same random texts.
 func TestRewritesEqualTheOfficialSubstitutions(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		pattern *regexp.Regexp
-		rewrite func(string) string
+		official, rewrite func(string) string
+		// stripped: the parser gives the rewrite only text stripped of Python's whitespace.
+		stripped bool
 		// pieces are drawn besides readerPieces.
 		pieces []string
 	}{
-		{"redis file", pyRe(`\s+in\s+\S+$`), withoutRedisFile, nil},
-		{"grommet time", pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`), withoutGrommetTime, nil},
-		{"ansi escape", regexp.MustCompile(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`), ansiEscape,
+		{"redis file", removing(pyRe(`\s+in\s+\S+$`)), withoutRedisFile, true, nil},
+		{"grommet time", removing(pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`)), withoutGrommetTime, true, nil},
+		{"ansi escape", removing(regexp.MustCompile(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`)), ansiEscape, false,
 			[]string{"\x1b", "\x1b", "\x1b[", "\x1b[0m", "\x1b[31;1m", "\x1b[?25l", "\x1b[2K", "\x1b[ !", "[", "\\", "^", "_", "@", "~", "0", ";", "?", "/", "!", "\x7f", "a"}},
+		{"collapse space", func(s string) string { return pyStrip(whitespaceRuns.ReplaceAllLiteralString(s, " ")) }, collapseSpace, false,
+			[]string{"\n", "\n\n", "\r\n", "\xff", "\x1c"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(56, 78))
@@ -181,8 +191,11 @@ func TestRewritesEqualTheOfficialSubstitutions(t *testing.T) {
 				for range rng.IntN(8) {
 					b.WriteString(pieces[rng.IntN(len(pieces))])
 				}
-				s := pyStrip(b.String())
-				want := c.pattern.ReplaceAllLiteralString(s, "")
+				s := b.String()
+				if c.stripped {
+					s = pyStrip(s)
+				}
+				want := c.official(s)
 				if got := c.rewrite(s); got != want {
 					t.Fatalf("%q: official %q, ours %q", s, want, got)
 				}
