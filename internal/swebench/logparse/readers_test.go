@@ -168,7 +168,7 @@ func removing(re *regexp.Regexp) func(string) string {
 // official re.sub calls they replace, on the same random texts.
 func TestRewritesEqualTheOfficialSubstitutions(t *testing.T) {
 	for _, c := range []struct {
-		name    string
+		name              string
 		official, rewrite func(string) string
 		// stripped: the parser gives the rewrite only text stripped of Python's whitespace.
 		stripped bool
