@@ -450,13 +450,11 @@ func mochaTitles(raw json.RawMessage) ([]string, bool) {
 	return titles, true
 }
 
-var eslintFailure = regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`)
-
 // parseESLint: only failures, mocha's "  <n>) title ... Error" blocks, whitespace collapsed.
 func parseESLint(log string) Statuses {
 	out := Statuses{}
-	for _, m := range eslintFailure.FindAllStringSubmatch(log, -1) {
-		out[collapseSpace(m[2])] = failed
+	for _, m := range eslintFailures(log) {
+		out[collapseSpace(log[m[4]:m[5]])] = failed
 	}
 	return out
 }

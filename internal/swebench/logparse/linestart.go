@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// Official (?m)^ patterns read at each line start by hand. At a line start each of these
+// Official patterns read by hand: (?m)^ patterns at each line start, and ESLint's. At a line start each of these
 // patterns can match one way or not at all, so a scan of the line starts finds what RE2's
-// search over the whole text finds (TestLineStartMatchesEqualThePatterns).
+// search over the whole text finds (TestScannersEqualThePatterns).
 
 // lineStartMatches is re.FindAllStringSubmatchIndex(s, -1) for a (?m)^ pattern whose match at
 // a line start is match(s, at) (nil: none); matches are never empty.
@@ -142,4 +142,76 @@ func collapseSpace(s string) string {
 	}
 	b.WriteString(s[copied:])
 	return b.String()
+}
+
+// eslintFailures is `(\s{2}\d+\))((?s:.)*?)\s+(?:(.*)Error)` over s: from the first
+// "  <n>)" on, the title runs to the first whitespace run that the rest of its line after the
+// run holds an "Error" in; the third group runs to the line's last "Error".
+func eslintFailures(s string) [][]int {
+	var out [][]int
+	lastEnd := 0
+	for from := 0; ; {
+		c := strings.IndexByte(s[from:], ')')
+		if c < 0 {
+			return out
+		}
+		c += from
+		from = c + 1
+		// Back from ")": digits, then exactly the two whitespace characters the match starts with.
+		d := c
+		for {
+			r, size := utf8.DecodeLastRuneInString(s[:d])
+			if size == 0 || !unicode.IsDigit(r) {
+				break
+			}
+			d -= size
+		}
+		if d == c {
+			continue
+		}
+		p := d
+		for range 2 {
+			r, size := utf8.DecodeLastRuneInString(s[:p])
+			if size == 0 || r == utf8.RuneError || !isPySpace(r) {
+				p = -1
+				break
+			}
+			p -= size
+		}
+		if p < lastEnd { // inside the last match, or no two whitespace characters
+			continue
+		}
+		m := eslintTitle(s, c+1)
+		if m == nil {
+			return out // no later number has a run with an "Error" after it either
+		}
+		out = append(out, []int{p, m[1], p, c + 1, c + 1, m[0], m[2], m[3]})
+		from, lastEnd = m[1], m[1]
+	}
+}
+
+// eslintTitle is the end of the match from q (after the number's ")"): the title group
+// s[q:e], the third group, as [e, end, groupStart, groupEnd]; nil if none.
+func eslintTitle(s string, q int) []int {
+	for e := q; e < len(s); {
+		r, size := utf8.DecodeRuneInString(s[e:])
+		if !isPySpace(r) {
+			e += size
+			continue
+		}
+		run := e
+		for run < len(s) {
+			r, size := utf8.DecodeRuneInString(s[run:])
+			if !isPySpace(r) {
+				break
+			}
+			run += size
+		}
+		lineEnd := lineEndFrom(s, run)
+		if last := strings.LastIndex(s[run:lineEnd], "Error"); last >= 0 {
+			return []int{e, run + last + len("Error"), run, run + last}
+		}
+		e = run
+	}
+	return nil
 }

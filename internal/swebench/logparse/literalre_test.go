@@ -114,9 +114,9 @@ func TestNewLiteralReRefusesPatternsItCannotRun(t *testing.T) {
 	}
 }
 
-// TestLineStartMatchesEqualThePatterns compares each line-start scanner with its pattern's
+// TestScannersEqualThePatterns compares each hand-written scanner with its pattern's
 // FindAllStringSubmatchIndex over every golden log and 30,000 random logs per pattern.
-func TestLineStartMatchesEqualThePatterns(t *testing.T) {
+func TestScannersEqualThePatterns(t *testing.T) {
 	checks := map[string]struct {
 		pattern *regexp.Regexp
 		find    func(string) [][]int
@@ -128,6 +128,8 @@ func TestLineStartMatchesEqualThePatterns(t *testing.T) {
 			[]string{"    ✓ a (1ms)", "    ✓ b(", "\n\n  ✓ c (", "    ✓\n(x)", "    ✓ d", "   ✓ e ("}},
 		"openlayers mocha": {regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`), openlayersMochaFailures,
 			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error:", "\n 3) d", "  4)Error:", "  \u0663) e TypeError: f", "Error:"}},
+		"eslint": {regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`), eslintFailures,
+			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error", " x  3) d", "   4)Error Error", "  \u0663) e TypeError: f", " Error", "\u00a0 5) x\n\n Error"}},
 	}
 	pieces := []string{"\n", "\n", " ", "  ", "    ", "\t", "\u00a0", "\r", "1", ")", "(", "✓", "Error:", "x", "é"}
 	golden := goldenLogs(t)
