@@ -589,9 +589,7 @@ func parseNextV2(log string) Statuses {
 	return out
 }
 
-var (
-	mochaFullTitle = pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)
-)
+var mochaFullTitle = newLiteralRe(pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)).withMatcher(matchMochaFullTitle)
 
 // pySplitAfterLast is Python's s.split(sep)[-1]: the text after the last sep (s without one).
 func pySplitAfterLast(s, sep string) string {
@@ -607,10 +605,10 @@ func parseCypress(log string) Statuses {
 	out := Statuses{}
 	pieces := strings.Split(log, "../..")
 	for _, piece := range pieces[:len(pieces)-1] {
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")) {
 			out[m[1]] = passed
 		}
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],")) {
 			out[m[1]] = failed
 		}
 	}
@@ -649,10 +647,10 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 	out := Statuses{}
 	runs := strings.Split(log, "./node_modules/.bin/mocha --reporter json")
 	for _, run := range runs[1:] {
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")) {
 			out[m[1]] = passed
 		}
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],")) {
 			out[m[1]] = failed
 		}
 	}

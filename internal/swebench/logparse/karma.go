@@ -6,7 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Hand-written anchored matchers of the official Karma failure patterns (bpmn-js, Chart.js):
+// Hand-written anchored matchers of the official Karma failure patterns (bpmn-js, Chart.js) and
+// mocha's JSON "fullTitle" lines (cypress, lighthouse):
 // each is literalRe's match for its pattern, so TestLiteralResEqualTheWholeLogSearch compares it
 // with the pattern on whole logs. A matcher returns the pattern's submatch indices on s, the
 // match starting at 0, or nil.
@@ -167,4 +168,17 @@ func matchChartJSFailure(s string) []int {
 		}
 	}
 	return nil
+}
+
+// (?m)`"fullTitle":\s"(.*)",\n`: the rest of the line after the quote ends with `",`.
+func matchMochaFullTitle(s string) []int {
+	k := scanKarma(s, `"fullTitle":`).space(true).literal(`"`)
+	if !k.ok {
+		return nil
+	}
+	i := strings.IndexByte(s[k.at:], '\n')
+	if i < 2 || s[k.at+i-2:k.at+i] != `",` {
+		return nil
+	}
+	return []int{0, k.at + i + 1, k.at, k.at + i - 2}
 }

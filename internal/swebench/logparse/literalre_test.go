@@ -50,7 +50,8 @@ func TestLiteralResEqualTheWholeLogSearch(t *testing.T) {
 	karma := []string{"Chrome 120.0.0 (Linux x86_64) suite title FAILED\n", "Chrome Headless 1.2 (Linux x86_64) a FAILED\n",
 		"Chrome\n1.2\t(Mac) t FAILED\r\n", "HeadlessChrome 0.0.0 (Linux 0.0.0) s t FAILED\n", "2KPhantomJS 2.1.1 (Linux 0.0.0) x FAILED\n",
 		"2KPhantomJS 2.1.1 (Linux x86_64) y FAILED\n", "Chrome Headless 1 (Linux\nx86_64)\nz FAILED\n"}
-	checks := map[string]check{"chart_js": {chartJSFailure, karma}, "next suites": {nextSuites, []string{
+	checks := map[string]check{"chart_js": {chartJSFailure, karma}, "mocha fullTitle": {mochaFullTitle, []string{
+		"\"fullTitle\": \"a b\",\n", "\"fullTitle\":\n\"x\",\n", "\"fullTitle\":\u00a0\"\",\n", "\"fullTitle\": \"q\", \"r\",\r\n", "\"fullTitle\": \"\",,\n"}}, "next suites": {nextSuites, []string{
 		"Running: a)\n\n\n  suite\n", "Running:b)x)\n\n\n\n\nsuite\n", "Running:)\n\n\n\t\u00a0s\n"}}}
 	for i, l := range bpmnFailures {
 		checks["bpmn_js "+string(rune('0'+i))] = check{l, karma}
