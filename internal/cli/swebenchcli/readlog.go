@@ -15,7 +15,7 @@ func readLog(path string) (log string, release func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a mapping outlives its descriptor
 	info, err := f.Stat()
 	if err != nil {
 		return "", nil, err
