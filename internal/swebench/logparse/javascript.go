@@ -490,8 +490,8 @@ var openlayersFailures = []func(string) [][]int{
 }
 
 var openlayersLiteralFailures = []*literalRe{
-	newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)),
-	newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)),
+	newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)).withMatcher(matchOpenLayersChromeHeadless),
+	newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)).withMatcher(matchOpenLayersChrome),
 	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
 }
 

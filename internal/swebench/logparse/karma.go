@@ -182,3 +182,51 @@ func matchMochaFullTitle(s string) []int {
 	}
 	return []int{0, k.at + i + 1, k.at, k.at + i - 2}
 }
+
+// linuxParen is `\S+\)\s` after "(Linux\s": the run of non-whitespace must end with ")" (a
+// shorter run would leave a non-whitespace character where \s is needed).
+func (k karmaScan) linuxParen() karmaScan {
+	if !k.ok {
+		return k
+	}
+	start := k.at
+	for k.at < len(k.s) {
+		r, size := utf8.DecodeRuneInString(k.s[k.at:])
+		if isPySpace(r) {
+			break
+		}
+		k.at += size
+	}
+	k.ok = k.at-start >= 2 && k.s[k.at-1] == ')'
+	return k.space(true)
+}
+
+// (?m)`Chrome\s[\d\.]+\s\(Linux\s\S+\)\s(.*)FAILED\n`
+func matchOpenLayersChrome(s string) []int {
+	return scanKarma(s, "Chrome").space(true).version().space(true).literal("(Linux").space(true).linuxParen().karmaFailed()
+}
+
+// (?m)`Chrome\sHeadless\s[\d\.]+\s\(Linux\s\S+\)\s(.*)\sFAILED\n`: the greedy group takes its
+// whole line when "FAILED\n" is the next line, else ends before the whitespace before "FAILED".
+func matchOpenLayersChromeHeadless(s string) []int {
+	k := scanKarma(s, "Chrome").space(true).literal("Headless").space(true).version().space(true).literal("(Linux").space(true).linuxParen()
+	if !k.ok {
+		return nil
+	}
+	i := strings.IndexByte(s[k.at:], '\n')
+	if i < 0 {
+		return nil
+	}
+	lineEnd := k.at + i
+	if strings.HasPrefix(s[lineEnd+1:], "FAILED\n") {
+		return []int{0, lineEnd + 1 + len("FAILED\n"), k.at, lineEnd}
+	}
+	if i < len("FAILED")+1 || s[lineEnd-len("FAILED"):lineEnd] != "FAILED" {
+		return nil
+	}
+	r, size := utf8.DecodeLastRuneInString(s[k.at : lineEnd-len("FAILED")])
+	if size == 0 || r == utf8.RuneError || !isPySpace(r) {
+		return nil
+	}
+	return []int{0, lineEnd + 1, k.at, lineEnd - len("FAILED") - size}
+}

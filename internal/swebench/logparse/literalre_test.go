@@ -57,7 +57,9 @@ func TestLiteralResEqualTheWholeLogSearch(t *testing.T) {
 		checks["bpmn_js "+string(rune('0'+i))] = check{l, karma}
 	}
 	for i, l := range openlayersLiteralFailures {
-		checks["openlayers "+string(rune('0'+i))] = check{l, append([]string{"case a: mismatch\n", "case\nb:\nmismatch", "xcase c: mismatch"}, karma...)}
+		checks["openlayers "+string(rune('0'+i))] = check{l, append([]string{"case a: mismatch\n", "case\nb:\nmismatch", "xcase c: mismatch", "case d: mismatch", "case e:\tmismatch",
+			"Chrome 1.2 (Linux x)y) t FAILED\n", "Chrome Headless 1.2 (Linux x86_64) t\nFAILED\n", "Chrome Headless 1 (Linux a)) t\u00a0FAILED\n",
+			"Chrome 1 (Linux ))\nFAILED\n"}, karma...)}
 	}
 	pieces := append([]string{"\n", "\n", "\n\n\n", "\r", "\r\n", "Chrome", "Chrome ", "(Linux ", " FAILED", "FAILED\n", "case ",
 		": mismatch", "Running:", ")\n\n\n", "  "}, readerPieces...)
