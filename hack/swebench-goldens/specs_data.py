@@ -24,6 +24,7 @@ inert stubs, so nothing is fetched.
 import ast
 import importlib.util
 import json
+import re
 import os
 import subprocess
 import sys
@@ -197,7 +198,29 @@ def spec_entry(spec, origin):
     for key in ("python", "packages", "docker_specs", "nano_cpus", "execute_test_as_nonroot", "no_use_env"):
         if key in spec:
             e[key] = spec[key]
+    e.update(needs(spec, origin))
     return e
+
+
+# What a version needs of the grader beyond its commands, derived from the spec by the rules in
+# each "_from" text (the rules are ours; the spec fields are the official ones).
+PLUGIN_DIST = re.compile(r"^(pytest[-_][A-Za-z0-9_.-]+|hypothesis)(?:[<>=!~ ].*)?$")
+
+
+def needs(spec, origin):
+    out = {}
+    plugins = [p for p in as_list(spec.get("pip_packages", [])) if PLUGIN_DIST.match(p)]
+    if plugins:
+        out["pytest_plugins"] = plugins
+        out["pytest_plugins_from"] = (f"pip_packages of {origin}: the pytest plugin distributions the image gets "
+                                      "(pytest-*, hypothesis), which pytest loads by their pytest11 entry point")
+    install = " && ".join(as_list(spec.get("install", [])))
+    if "pip install" in install and "--no-build-isolation" not in install:
+        out["reinstall_network"] = True
+        out["reinstall_network_from"] = (f"install of {origin}: pip without --no-build-isolation builds the project in an "
+                                         "isolated environment and downloads its build requirements (PEP 517/518), "
+                                         "and the official harness runs the eval script with the network")
+    return out
 
 
 def specs(src, out_path):

@@ -114,6 +114,8 @@ type flow struct {
 	pytest bool
 	// plan is the eval script the steps below carry out (EvalScript renders it).
 	plan evalPlan
+	// keepAutoload: pytest's plugin autoload stays on (pluginEnv could not name the plugins).
+	keepAutoload bool
 }
 
 func (f *flow) instanceDeadline() time.Time { return f.start.Add(f.in.Timeout()) }
@@ -256,7 +258,14 @@ func (f *flow) runTests(ctx context.Context, instanceLeft time.Duration) (testRu
 		if ch, err = pytestreport.Open(dir); err != nil {
 			return tr, fmt.Errorf("open the pytest result channel: %w", err)
 		}
-		env, extra = ch.Env(env), ch.ExtraFiles()
+		// Autoload stays on when the image's plugins could not be named (pluginEnv); the guard
+		// has put back any entry point the patch added.
+		if f.keepAutoload {
+			env = ch.EnvKeepingAutoload(env)
+		} else {
+			env = ch.Env(env)
+		}
+		extra = ch.ExtraFiles()
 	}
 	fmt.Fprintf(f.r.Log, "+ : '%s'\n", MarkerStartTestOutput)
 	testStart := time.Now()
@@ -405,6 +414,11 @@ func (f *flow) userStep(ctx context.Context, name, command string) (o graded, st
 		return graded{hardened: rep, official: rep}, true, nil
 	}
 	// As officially, a failed step is in the log and the tests run anyway.
+	if name == "install" && res.ExitCode != 0 && f.in.Config.ReinstallNetwork {
+		f.ev.InstallProblem = fmt.Sprintf("the install step exited %d; the specs' install builds with pip's build isolation, "+
+			"which downloads the build requirements, and the official harness runs it with the network: without it, "+
+			"compiled code the patch changes is not rebuilt (import with --verifier-network public)", res.ExitCode)
+	}
 	after, err := snapshotTree(f.r.Workdir)
 	if err != nil {
 		return o, false, err

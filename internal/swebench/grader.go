@@ -58,6 +58,13 @@ type GradingConfig struct {
 	// Spec says where test_command, eval_commands, install and build came from ("django/django
 	// 3.0, v4.1.0:swebench/harness/constants/python.py"): a record for people, not read.
 	Spec string `json:"spec,omitempty"`
+	// PytestPlugins are the pytest plugin distributions the specs install in the image
+	// (specs.Version.PytestPlugins): when the image's interpreter lists no pytest11 entry point
+	// at all, plugin autoload stays on rather than the tests running without them.
+	PytestPlugins []string `json:"pytest_plugins,omitempty"`
+	// ReinstallNetwork says the specs' install downloads build requirements
+	// (specs.Version.ReinstallNetwork): a failed install is then explained in eval.json.
+	ReinstallNetwork bool `json:"reinstall_network,omitempty"`
 	// ScoredVerdict is which verdict reward.json scores: ScoreHardened ("" means it) or
 	// ScoreOfficial. Both are recorded whichever is scored.
 	ScoredVerdict string `json:"scored_verdict,omitempty"`
@@ -216,6 +223,8 @@ type GraderEval struct {
 	BuildGuard *GuardRecord `json:"build_guard,omitempty"`
 	// PluginAutoload says whether pytest's plugin autoload was off and which plugins were named.
 	PluginAutoload string `json:"plugin_autoload,omitempty"`
+	// InstallProblem explains a failed install step that needs the network (ReinstallNetwork).
+	InstallProblem string `json:"install_problem,omitempty"`
 	// VerdictSource is where the hardened verdict (the fields below) was read from.
 	VerdictSource string `json:"verdict_source,omitempty"`
 	// Resolution, Resolved, Error, LogProblem and StatusCounts are the hardened verdict: what

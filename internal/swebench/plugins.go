@@ -85,7 +85,14 @@ func (f *flow) pluginEnv(ctx context.Context) (env, modules []string, autoload s
 	plugins, err := f.listPlugins(ctx, runner)
 	if err != nil {
 		fmt.Fprintf(f.pre, "[grader] could not list the image's pytest plugins, autoload stays on: %v\n", err)
+		f.keepAutoload = true
 		return env, nil, "on: the image's plugins could not be listed: " + err.Error()
+	}
+	if len(plugins) == 0 && len(f.in.Config.PytestPlugins) > 0 {
+		why := fmt.Sprintf("the specs install pytest plugins (%s) but %s lists no pytest11 entry point", strings.Join(f.in.Config.PytestPlugins, ", "), runner)
+		fmt.Fprintf(f.pre, "[grader] %s: autoload stays on\n", why)
+		f.keepAutoload = true
+		return env, nil, "on: " + why
 	}
 	env = slices.DeleteFunc(env, func(kv string) bool {
 		return strings.HasPrefix(kv, "PYTEST_DISABLE_PLUGIN_AUTOLOAD=") || strings.HasPrefix(kv, "PYTEST_PLUGINS=")

@@ -45,6 +45,7 @@ func SpecGradingConfig(inst Instance, v GradingVersion) (cfg GradingConfig, carr
 		cfg.TestCommand = spec.TestCmd[0]
 		cfg.EvalCommands = spec.EvalCommands
 		cfg.Install = strings.Join(spec.Install, "\n")
+		cfg.PytestPlugins, cfg.ReinstallNetwork = spec.PytestPlugins, spec.ReinstallNetwork
 		return cfg, true, nil
 	}
 	none := []string{}

@@ -3,6 +3,7 @@ package testresults
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // pySpace is Python's \s in a str pattern as an RE2 class.
@@ -13,14 +14,21 @@ var djangoPassSuffixes = []string{" ... ok", " ... OK", " ...  OK"}
 
 // djangoSplitResults are the three known ways Django's own output interrupts a result line; the
 // test passed when "ok" follows on the next line. pySpace stands for Python's \s, which is
-// wider than RE2's (vertical tab, U+001C..U+001F and Unicode spaces).
+// wider than RE2's (vertical tab, U+001C..U+001F and Unicode spaces). SWE-bench runs each as
+// `(?m)^<pattern>` over the whole log; a match starts at a line start and holds its literal
+// within that line and the two after it (its `\s` may be newlines), so ParseDjango tries the
+// pattern, anchored, only at those line starts: the same matches, found in time proportional to
+// the lines near each literal. ending: the match may run on past any number of lines up to the
+// first ending that ends a line; without one it ends on the line after the literal's.
+// (The first literal ends with the space the pattern puts after it.)
 var djangoSplitResults = []struct {
 	literal string
 	pattern *regexp.Regexp
+	ending  string
 }{
-	{"Testing against Django installed in", regexp.MustCompile(`(?m)^(.*?)` + pySpace + `\.\.\.` + pySpace + `Testing against Django installed in ((?s:.*?)) silenced\)\.\nok$`)},
-	{"Internal Server Error: /", regexp.MustCompile(`(?m)^(.*?)` + pySpace + `\.\.\.` + pySpace + `Internal Server Error: /(.*)/\nok$`)},
-	{"System check identified no issues (0 silenced)\nok", regexp.MustCompile(`(?m)^(.*?)` + pySpace + `\.\.\.` + pySpace + `System check identified no issues \(0 silenced\)\nok$`)},
+	{"Testing against Django installed in ", regexp.MustCompile(`(?m)\A(.*?)` + pySpace + `\.\.\.` + pySpace + `Testing against Django installed in ((?s:.*?)) silenced\)\.\nok$`), " silenced).\nok"},
+	{"Internal Server Error: /", regexp.MustCompile(`(?m)\A(.*?)` + pySpace + `\.\.\.` + pySpace + `Internal Server Error: /(.*)/\nok$`), ""},
+	{"System check identified no issues (0 silenced)\nok", regexp.MustCompile(`(?m)\A(.*?)` + pySpace + `\.\.\.` + pySpace + `System check identified no issues \(0 silenced\)\nok$`), ""},
 }
 
 // DjangoOptions choose how ParseDjango reads a log. The zero value is SWE-bench's
@@ -91,14 +99,99 @@ func ParseDjango(log string, o DjangoOptions) Results {
 		}
 	})
 	for _, split := range djangoSplitResults {
-		if !strings.Contains(log, split.literal) {
-			continue
-		}
-		for _, m := range split.pattern.FindAllStringSubmatch(log, -1) {
-			out[m[1]] = Passed
+		for _, id := range djangoSplitMatches(log, split.literal, split.pattern, split.ending) {
+			out[id] = Passed
 		}
 	}
 	return out
+}
+
+// djangoSplitMatches is the first group of every match of `(?m)^<pattern>` in log, in order,
+// as FindAllStringSubmatch gives them, for a pattern (anchored) that reads
+// `(.*?)\s\.\.\.\s<literal>...`: each match holds an occurrence of literal that follows a
+// whitespace character, "..." and another, and starts at the line start before the first of
+// those. It tries each such line start once, in order, none inside an earlier match, on the text
+// up to the first ending after the literal that ends a line (the pattern's lazy `(?s:.*?)`
+// stops there), or, without an ending, up to the end of the fourth line.
+func djangoSplitMatches(log, literal string, anchored *regexp.Regexp, ending string) []string {
+	var ids []string
+	tried, end := -1, 0 // the last line start tried; where the last match ended
+	for from := 0; ; {
+		i := strings.Index(log[from:], literal)
+		if i < 0 {
+			return ids
+		}
+		q := from + i
+		from = q + 1
+		before, ok := cutPySpaceSuffix(log[:q])
+		if !ok {
+			continue
+		}
+		if before, ok = strings.CutSuffix(before, "..."); !ok {
+			continue
+		}
+		if before, ok = cutPySpaceSuffix(before); !ok {
+			continue
+		}
+		p := strings.LastIndexByte(before, '\n') + 1
+		if p <= tried || p < end {
+			continue
+		}
+		tried = p
+		window := log[p:]
+		if ending == "" {
+			window = window[:lineEnds(window, 4)]
+		} else if e := endingAt(log, q+len(literal), ending); e >= 0 {
+			window = log[p:e]
+		} else {
+			continue
+		}
+		if m := anchored.FindStringSubmatchIndex(window); m != nil {
+			ids = append(ids, window[m[2]:m[3]])
+			end = p + m[1]
+		}
+	}
+}
+
+// endingAt is where the first ending at or after from that ends a line (a newline or the end of
+// log follows it) ends, or -1.
+func endingAt(log string, from int, ending string) int {
+	for {
+		i := strings.Index(log[from:], ending)
+		if i < 0 {
+			return -1
+		}
+		e := from + i + len(ending)
+		if e == len(log) || log[e] == '\n' {
+			return e
+		}
+		from += i + 1
+	}
+}
+
+// cutPySpaceSuffix removes one final Python whitespace character from s.
+func cutPySpaceSuffix(s string) (string, bool) {
+	r, size := utf8.DecodeLastRuneInString(s)
+	if size == 0 || !PyIsSpace(r) {
+		return s, false
+	}
+	return s[:len(s)-size], true
+}
+
+// lineEnds is the length of s's first n lines, the newline ending the last of them excluded.
+func lineEnds(s string, n int) int {
+	at := 0
+	for ; n > 0; n-- {
+		i := strings.IndexByte(s[at:], '\n')
+		if i < 0 {
+			return len(s)
+		}
+		if n == 1 {
+			return at + i
+		}
+		at += i + 1
+	}
+	return at
 }
 
 // djangoHeaderID is the test named by a "FAIL: test_x (mod.Class)" header (WholeHeaderNames).

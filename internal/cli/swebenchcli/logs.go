@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/swe-sweep/sweep-operator/internal/cli/clioptions"
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
@@ -54,13 +53,12 @@ func (o *ParseOptions) Run(context.Context) error {
 		}
 		parse = func(section string) (logparse.Statuses, error) { return swebench.ParseAsVersion(p, section, version) }
 	}
-	log, err := os.ReadFile(o.Log)
+	log, release, err := readLog(o.Log)
 	if err != nil {
 		return fmt.Errorf("reading the log: %w", err)
 	}
-	// The bytes are never written again, so the string can share them: a log can be hundreds
-	// of megabytes, and a copy costs as much as reading it.
-	statuses, err := parse(swebench.TestOutput(unsafe.String(unsafe.SliceData(log), len(log))))
+	defer release()
+	statuses, err := parse(swebench.TestOutput(log))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/swebench"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/logparse"
 	"github.com/swe-sweep/sweep-operator/internal/swebench/specs"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 // specInstance is an instance of repo in the datasets' schema: a version of v4.1.0's specs
@@ -95,6 +96,7 @@ func wantGrading(t *testing.T, repo string, inst map[string]any, v swebench.Grad
 	want.Spec = fmt.Sprintf("%s %s, %s", repo, inst["version"], spec.From)
 	if r.Ext == specs.ExtPython {
 		want.TestCommand, want.EvalCommands, want.Install = spec.TestCmd[0], spec.EvalCommands, strings.Join(spec.Install, "\n")
+		want.PytestPlugins, want.ReinstallNetwork = spec.PytestPlugins, spec.ReinstallNetwork
 		return want
 	}
 	none := []string{}
@@ -184,6 +186,37 @@ func TestImportOwnEvalScriptPerVersion(t *testing.T) {
 			}
 			if (in.Instance.EvalScript != "") != tc.wantScript || in.Config.Spec != tc.wantSpec {
 				t.Errorf("eval_script kept %v, spec %q; want kept %v, spec %q", in.Instance.EvalScript != "", in.Config.Spec, tc.wantScript, tc.wantSpec)
+			}
+		})
+	}
+}
+
+// An instance whose specs' reinstall downloads build requirements is listed when the verifier
+// has no network, and not when it has.
+func TestImportListsReinstallsThatNeedTheNetwork(t *testing.T) {
+	for _, tc := range []struct {
+		repo, network string
+		listed        bool
+	}{
+		{"astropy/astropy", taskdef.NetworkNone, true},
+		{"astropy/astropy", taskdef.NetworkPublic, false},
+		{"scikit-learn/scikit-learn", taskdef.NetworkNone, false}, // --no-build-isolation
+	} {
+		t.Run(tc.repo+"/"+tc.network, func(t *testing.T) {
+			inst := specInstance(tc.repo)
+			dir := t.TempDir()
+			o := importOptions(t)
+			o.VerifierNetwork = tc.network
+			o.Instances = writeRecords(t, dir, "instances.jsonl", inst)
+			o.Predictions = writeRecords(t, dir, "predictions.jsonl", testPrediction(inst["instance_id"].(string), 10))
+			out, err := execute(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := "the specs' reinstall downloads build requirements, which a verifier without network cannot: compiled code a patch changes " +
+				"is not rebuilt unless you import with --verifier-network public (1): " + inst["instance_id"].(string)
+			if strings.Contains(out, line) != tc.listed {
+				t.Errorf("listed %v, want %v; output:\n%s", !tc.listed, tc.listed, out)
 			}
 		})
 	}

@@ -162,7 +162,7 @@ func (o *ImportOptions) Run(context.Context) error {
 	if err := catalogue.WriteBuilt(o.OutDir, w.k); err != nil {
 		return err
 	}
-	o.printSummary(len(tasks), m, w.noSpec)
+	o.printSummary(len(tasks), m, w.noSpec, w.reinstallOffline)
 	return nil
 }
 
@@ -186,7 +186,7 @@ func (o *ImportOptions) match() ([]swebench.Instance, swebench.Matching, error) 
 	return insts, m, nil
 }
 
-func (o *ImportOptions) printSummary(tasks int, m swebench.Matching, noSpec []string) {
+func (o *ImportOptions) printSummary(tasks int, m swebench.Matching, noSpec, reinstallOffline []string) {
 	w := o.Out
 	fmt.Fprintf(w, "wrote %d SWE-bench tasks (grading %s) and sweeprun %s to %s\n", tasks, o.version, o.Name, filepath.Join(o.OutDir, catalogue.KustomizationFile))
 	if len(m.EmptyPatchIDs) > 0 {
@@ -197,6 +197,10 @@ func (o *ImportOptions) printSummary(tasks int, m swebench.Matching, noSpec []st
 	}
 	if len(noSpec) > 0 {
 		fmt.Fprintf(w, "no official spec for the version, graded with the default test command (%d): %s\n", len(noSpec), strings.Join(noSpec, ", "))
+	}
+	if len(reinstallOffline) > 0 {
+		fmt.Fprintf(w, "the specs' reinstall downloads build requirements, which a verifier without network cannot: compiled code a patch changes "+
+			"is not rebuilt unless you import with --verifier-network %s (%d): %s\n", taskdef.NetworkPublic, len(reinstallOffline), strings.Join(reinstallOffline, ", "))
 	}
 	// Server-side: client-side apply would copy each object into an annotation, which holds
 	// at most 256 KiB, and a patch Secret or a grader ConfigMap may be larger.
@@ -278,6 +282,9 @@ type importWriter struct {
 	// noSpec lists the instances whose version the official specs lack (graded with the
 	// default test command), as "id (repo version)".
 	noSpec []string
+	// reinstallOffline lists the instances whose specs' reinstall needs the network that the
+	// verifier does not get.
+	reinstallOffline []string
 }
 
 func newImportWriter(o *ImportOptions) *importWriter {
@@ -352,6 +359,9 @@ func (w *importWriter) addGraderConfigMap(t importTask) error {
 		graded.EvalScript = ""
 	case !carried && inst.EvalScript == "":
 		w.noSpec = append(w.noSpec, fmt.Sprintf("%s (%s %s)", inst.InstanceID, inst.Repo, inst.Version))
+	}
+	if grading.ReinstallNetwork && w.o.VerifierNetwork == taskdef.NetworkNone {
+		w.reinstallOffline = append(w.reinstallOffline, inst.InstanceID)
 	}
 	instanceJSON, err := json.MarshalIndent(graded, "", "  ")
 	if err != nil {

@@ -88,6 +88,23 @@ func Open(dir string) (*Channel, error) {
 // Env is env with the plugin loaded and its pipe named, and entry-point plugin autoload off, so
 // that a plugin the agent's patch installs (a dist-info entry point) never loads.
 func (c *Channel) Env(env []string) []string {
+	return append(c.env(env), "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1")
+}
+
+// EnvKeepingAutoload is Env with entry-point plugin autoload left as env has it, for a caller
+// that could not name the suite's own plugins and keeps out the entry points a patch adds by
+// other means.
+func (c *Channel) EnvKeepingAutoload(env []string) []string {
+	out := c.env(env)
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PYTEST_DISABLE_PLUGIN_AUTOLOAD=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func (c *Channel) env(env []string) []string {
 	out := make([]string, 0, len(env)+5)
 	pythonPath := c.dir
 	plugins := c.module
@@ -107,8 +124,7 @@ func (c *Channel) Env(env []string) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "PYTHONPATH="+pythonPath, "PYTEST_PLUGINS="+plugins, "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1",
-		fdVar+"="+strconv.Itoa(childFD), nonceVar+"="+c.nonce)
+	return append(out, "PYTHONPATH="+pythonPath, "PYTEST_PLUGINS="+plugins, fdVar+"="+strconv.Itoa(childFD), nonceVar+"="+c.nonce)
 }
 
 // ExtraFiles are the files to open in the suite's command, in this order, from descriptor 3.

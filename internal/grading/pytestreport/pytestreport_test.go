@@ -232,3 +232,37 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvAutoload: Env always turns entry-point autoload off; EnvKeepingAutoload leaves it as the
+// given environment has it. Both load the result plugin first and keep the caller's plugins.
+func TestEnvAutoload(t *testing.T) {
+	ch, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _, _ = ch.Results() }()
+	autoload := func(env []string) []string {
+		var out []string
+		for _, kv := range env {
+			if strings.HasPrefix(kv, "PYTEST_DISABLE_PLUGIN_AUTOLOAD=") || strings.HasPrefix(kv, "PYTEST_PLUGINS=") {
+				out = append(out, kv)
+			}
+		}
+		return out
+	}
+	plugins := "PYTEST_PLUGINS=" + ch.module + ",img"
+	for _, tc := range []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"Env, autoload unset", autoload(ch.Env([]string{"PYTEST_PLUGINS=img"})), []string{plugins, "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"}},
+		{"keeping, autoload unset", autoload(ch.EnvKeepingAutoload([]string{"PYTEST_PLUGINS=img"})), []string{plugins}},
+		{"keeping, the image turns it off", autoload(ch.EnvKeepingAutoload([]string{"PYTEST_DISABLE_PLUGIN_AUTOLOAD=true", "PYTEST_PLUGINS=img"})),
+			[]string{plugins, "PYTEST_DISABLE_PLUGIN_AUTOLOAD=true"}},
+	} {
+		if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

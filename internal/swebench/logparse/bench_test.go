@@ -83,14 +83,23 @@ func BenchmarkParsers(b *testing.B) {
 // beside the wall time: on a shared machine the CPU time is the figure to compare with
 // SWE-bench's parser, which hack/swebench-goldens/speed.sh measures the same way.
 func benchParse(b *testing.B, p Parser, log string, d Dialect) {
+	if timeParse(b, p, log, d) == 0 {
+		b.Fatal("nothing parsed")
+	}
+}
+
+// timeParse is benchParse without the check: it returns the number of ids parsed, also reported
+// as the metric "ids".
+func timeParse(b *testing.B, p Parser, log string, d Dialect) int {
 	b.SetBytes(int64(len(log)))
+	n := 0
 	start := processCPU(b)
 	for b.Loop() {
-		if len(p.ParseAs(log, d)) == 0 {
-			b.Fatal("nothing parsed")
-		}
+		n = len(p.ParseAs(log, d))
 	}
 	b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(n), "ids")
+	return n
 }
 
 func processCPU(b *testing.B) time.Duration {
@@ -122,9 +131,14 @@ func BenchmarkLogFile(b *testing.B) {
 }
 
 // TestBenchLogs checks that every benchmark log gives results, and writes the one of
-// SWEEP_BENCH_PARSER to SWEEP_BENCH_LOG_OUT for hack/swebench-goldens/speed.sh, so that
-// SWE-bench's parser is timed on the same log as ours.
+// SWEEP_BENCH_PARSER to SWEEP_BENCH_LOG_OUT for hack/swebench-goldens/speed.sh (or every golden
+// benchmark log to SWEEP_BENCH_LOG_DIR for speed-parsers.sh), so that SWE-bench's parser is
+// timed on the same log as ours.
 func TestBenchLogs(t *testing.T) {
+	if dir := os.Getenv("SWEEP_BENCH_LOG_DIR"); dir != "" {
+		writeGoldenBenchLogs(t, dir)
+		return
+	}
 	if out := os.Getenv("SWEEP_BENCH_LOG_OUT"); out != "" {
 		name := os.Getenv("SWEEP_BENCH_PARSER")
 		if benchLines[name] == nil {

@@ -33,7 +33,7 @@ func goTestLine(line string) (string, testresults.Status, bool) {
 
 func parseGoTestOfficial(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.Contains(line, "--- ") {
 			continue
 		}
@@ -81,7 +81,7 @@ var cargoOutcomes = map[string]testresults.Status{"ok": passed, "FAILED": failed
 
 func parseCargoOfficial(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.Contains(line, "test") {
 			continue
 		}

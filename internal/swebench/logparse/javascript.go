@@ -67,7 +67,7 @@ func parseCalypso(log string) Statuses {
 	var suite suiteStack
 	runs := strings.Split(log, " ./node_modules/.bin/jest ")
 	for _, run := range runs[1:] {
-		for _, line := range lines(run) {
+		for line := range lineSeq(run) {
 			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
 				break
 			}
@@ -97,7 +97,7 @@ func parseCalypso(log string) Statuses {
 	return out
 }
 
-var chartJSFailure = regexp.MustCompile(`(?m)Chrome` + `[` + pyWhitespace + `]` + `[\p{Nd}.]+[` + pyWhitespaceNoCRLF + `]\(.+?\)[` + pyWhitespaceNoCRLF + `](.*)FAILED$`)
+var chartJSFailure = newLiteralRe(regexp.MustCompile(`(?m)Chrome` + `[` + pyWhitespace + `]` + `[\p{Nd}.]+[` + pyWhitespaceNoCRLF + `]\(.+?\)[` + pyWhitespaceNoCRLF + `](.*)FAILED$`)).withMatcher(matchChartJSFailure)
 
 // pyWhitespaceNoCRLF is Python's [^\S\r\n]: whitespace other than CR and LF.
 const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
@@ -106,7 +106,7 @@ const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{
 // after colour codes are removed.
 func parseChartJS(log string) Statuses {
 	out := Statuses{}
-	for _, m := range chartJSFailure.FindAllStringSubmatch(ansiEscape(log), -1) {
+	for _, m := range chartJSFailure.findAll(ansiEscape(log)) {
 		out[m[1]] = failed
 	}
 	return out
@@ -117,7 +117,7 @@ var markedFailure = pyRe(`^\d+\)\s(.*)`)
 // parseMarked: only failures, "<n>) <title>" at the start of a line.
 func parseMarked(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if m := markedFailure.FindStringSubmatch(line); m != nil {
 			out[pyStrip(m[1])] = failed
 		}
@@ -202,7 +202,7 @@ func parseP5JS(log string) Statuses {
 func p5jsWithoutJSON(log string) string {
 	var kept []string
 	inObject, inList := false, false
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		s := strings.TrimRightFunc(line, isPySpace)
 		switch {
 		case strings.HasSuffix(s, "{"):
@@ -253,35 +253,15 @@ func p5jsWithoutXML(log string) string {
 	}
 }
 
-var (
-	carbonPatterns = []struct {
-		re     *regexp.Regexp
-		status testresults.Status
-	}{
-		{pyRe(`^PASS\s(.*)\s\([\d\.]+ms\)`), passed},
-		{pyRe(`^PASS\s(.*)\s\([\d\.]+\ss\)`), passed},
-		{pyRe(`^PASS\s(.*)\s\([\d\.]+s\)`), passed},
-		{pyRe(`^PASS\s(.*)`), passed},
-		{pyRe(`^FAIL\s(.*)\s\([\d\.]+ms\)`), failed},
-		{pyRe(`^FAIL\s(.*)\s\([\d\.]+\ss\)`), failed},
-		{pyRe(`^FAIL\s(.*)\s\([\d\.]+s\)`), failed},
-		{pyRe(`^FAIL\s(.*)`), failed},
-	}
-)
+var carbonWords = map[string]testresults.Status{"PASS": passed, "FAIL": failed}
 
 // parseCarbon (also react-pdf's, prettier's, scratch-gui's and lighthouse's jest parser): Jest's
 // per-file "PASS <file> (1.2 s)" / "FAIL <file>" lines; the id is the file, timing dropped.
 func parseCarbon(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
-		if !strings.HasPrefix(line, "PASS") && !strings.HasPrefix(line, "FAIL") {
-			continue
-		}
-		for _, p := range carbonPatterns {
-			if m := p.re.FindStringSubmatch(line); m != nil {
-				out[m[1]] = p.status
-				break
-			}
+	for line := range lineSeq(log) {
+		if word, name, ok := carbonLine(line); ok {
+			out[name] = carbonWords[word]
 		}
 	}
 	return out
@@ -293,7 +273,7 @@ var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○
 // id. 5 strips the title; 4.1 keeps the space before a " (12 ms)" that follows two spaces.
 func parseJestOfficial(log string, stripTitle bool) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.ContainsAny(line, "✓✕○") {
 			continue
 		}
@@ -309,38 +289,15 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 	return out
 }
 
-var jestJSONLine = pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`)
-
 // parseJestJSON: "[PASSED] title" / "[FAILED] title" lines written by a jq transform of
 // jest --json.
-func parseJestJSON(log string) Statuses {
-	out := Statuses{}
-	for _, line := range lines(log) {
-		if m := jestJSONLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			out[m[2]] = testresults.Status(m[1])
-		}
-	}
-	return out
-}
+var parseJestJSON = readerParser(jestJSONLine, "", map[string]testresults.Status{"PASSED": passed, "FAILED": failed})
 
 var vitestMarks = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}
 
-var vitestLine = pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`)
-
 // parseVitest: vitest --reporter=verbose marks. A trailing " <number>" (with or without "ms") is
 // taken for a duration and dropped from the title, as officially.
-func parseVitest(log string) Statuses {
-	out := Statuses{}
-	for _, line := range lines(log) {
-		if !strings.ContainsAny(line, "✓×↓") {
-			continue
-		}
-		if m := vitestLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			out[m[2]] = vitestMarks[m[1]]
-		}
-	}
-	return out
-}
+var parseVitest = readerParser(vitestLine, "", vitestMarks)
 
 var karmaLine = pyRe(`^(\s*)?([✔✖])?\s(.*)$`)
 
@@ -353,7 +310,7 @@ func parseKarma(log string) Statuses {
 	indent := -1
 	var suite []string
 	started := false
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if strings.HasPrefix(line, "SUMMARY:") {
 			return out
 		}
@@ -394,25 +351,8 @@ func parseKarma(log string) Statuses {
 	return out
 }
 
-var tapLine = pyRe(`^(ok|not ok) (\d+) (.+)$`)
-
 // parseTap: TAP "ok 1 title" / "not ok 2 title" lines; the title is the id.
-func parseTap(log string) Statuses {
-	out := Statuses{}
-	for _, line := range lines(log) {
-		if !strings.Contains(line, "ok ") {
-			continue
-		}
-		if m := tapLine.FindStringSubmatch(pyStrip(line)); m != nil {
-			if m[1] == "ok" {
-				out[m[3]] = passed
-			} else {
-				out[m[3]] = failed
-			}
-		}
-	}
-	return out
-}
+var parseTap = readerParser(tapLine, "ok ", map[string]testresults.Status{"ok": passed, "not ok": failed})
 
 // parseImmutableJS picks Jest's verbose reader for PR 2006 and the jq-transformed JSON reader
 // for PR 2005 (the number after the instance id's last "-"); any other instance raises
@@ -444,7 +384,7 @@ func parseHighlightJS(log string) Statuses {
 		title = pyStrip(highlightTiming.ReplaceAllLiteralString(title, ""))
 		return strings.Join(append(suite[:len(suite):len(suite)], title), ".")
 	}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		stripped := pyStrip(line)
 		switch {
 		case strings.HasPrefix(stripped, "✓"):
@@ -510,28 +450,20 @@ func mochaTitles(raw json.RawMessage) ([]string, bool) {
 	return titles, true
 }
 
-var (
-	eslintFailure = regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`)
-	pyWhitespaces = pyRe(`\s+`)
-)
-
-// collapseSpace is Python's re.sub(r"\s+", " ", s).strip().
-func collapseSpace(s string) string { return pyStrip(pyWhitespaces.ReplaceAllLiteralString(s, " ")) }
-
 // parseESLint: only failures, mocha's "  <n>) title ... Error" blocks, whitespace collapsed.
 func parseESLint(log string) Statuses {
 	out := Statuses{}
-	for _, m := range eslintFailure.FindAllStringSubmatch(log, -1) {
-		out[collapseSpace(m[2])] = failed
+	for _, m := range eslintFailures(log) {
+		out[collapseSpace(log[m[4]:m[5]])] = failed
 	}
 	return out
 }
 
-var bpmnFailures = []*regexp.Regexp{
-	pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`),
-	pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\sx86\_64\)\s(.*)FAILED\n`),
-	pyRe(`Chrome\sHeadless\s(.*)\s\(Linux\sx86\_64\)\s(.*)FAILED\n`),
-	pyRe(`HeadlessChrome\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`),
+var bpmnFailures = []*literalRe{
+	newLiteralRe(pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`)).withMatcher(matchPhantomLinuxVersion),
+	newLiteralRe(pyRe(`2KPhantomJS\s[\d\.]+\s\(Linux\sx86\_64\)\s(.*)FAILED\n`)).withMatcher(matchPhantomLinuxX86),
+	newLiteralRe(pyRe(`Chrome\sHeadless\s(.*)\s\(Linux\sx86\_64\)\s(.*)FAILED\n`)).withMatcher(matchChromeHeadless),
+	newLiteralRe(pyRe(`HeadlessChrome\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n`)).withMatcher(matchHeadlessChrome),
 }
 
 // parseBpmnJS: only failures, Karma's "<browser> (<os>) <title> FAILED" lines of PhantomJS or
@@ -539,7 +471,7 @@ var bpmnFailures = []*regexp.Regexp{
 func parseBpmnJS(log string) Statuses {
 	out := Statuses{}
 	for _, re := range bpmnFailures {
-		for _, m := range re.FindAllStringSubmatch(log, -1) {
+		for _, m := range re.findAll(log) {
 			out[m[len(m)-1]] = failed
 		}
 	}
@@ -548,40 +480,42 @@ func parseBpmnJS(log string) Statuses {
 
 const pyNonSpace = "[^" + pyWhitespace + "]"
 
-var openlayersFailures = []*regexp.Regexp{
-	pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`),
-	pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`),
-	regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`),
-	pyRe(`(?m)^case\s(.*):\smismatch`),
+// openlayersFailures are the official patterns in order, as submatch indices: the Karma lines,
+// mocha's numbered failures (`(?m)^\s{2}\d+\)((?s:.)*?)Error:`) and rendering mismatches.
+var openlayersFailures = []func(string) [][]int{
+	openlayersLiteralFailures[0].findAllIndex,
+	openlayersLiteralFailures[1].findAllIndex,
+	openlayersMochaFailures,
+	openlayersLiteralFailures[2].findAllIndex,
+}
+
+var openlayersLiteralFailures = []*literalRe{
+	newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)).withMatcher(matchOpenLayersChromeHeadless),
+	newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)).withMatcher(matchOpenLayersChrome),
+	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
 }
 
 // parseOpenLayers: only failures, from Karma's Chrome lines, mocha's numbered failures and
 // rendering "case <name>: mismatch" lines; whitespace collapsed.
 func parseOpenLayers(log string) Statuses {
 	out := Statuses{}
-	for _, re := range openlayersFailures {
-		for _, m := range re.FindAllStringSubmatch(log, -1) {
-			out[collapseSpace(m[1])] = failed
+	for _, findAll := range openlayersFailures {
+		for _, m := range findAll(log) {
+			out[collapseSpace(log[m[2]:m[3]])] = failed
 		}
 	}
 	return out
 }
 
-var (
-	jestFileFail = pyRe(`(?m)^FAIL\s(.*)`)
-	jestFilePass = pyRe(`(?m)^PASS\s(.*)`)
-	grommetTime  = pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`)
-)
-
 // parseEmotion: Jest's per-file "FAIL <file>" and "PASS <file>" lines, passes written last (a
 // file that both failed and passed is PASSED).
 func parseEmotion(log string) Statuses {
 	out := Statuses{}
-	for _, m := range jestFileFail.FindAllStringSubmatch(log, -1) {
-		out[pyStrip(m[1])] = failed
+	for _, name := range jestFileResults(log, "FAIL") {
+		out[pyStrip(name)] = failed
 	}
-	for _, m := range jestFilePass.FindAllStringSubmatch(log, -1) {
-		out[pyStrip(m[1])] = passed
+	for _, name := range jestFileResults(log, "PASS") {
+		out[pyStrip(name)] = passed
 	}
 	return out
 }
@@ -589,11 +523,11 @@ func parseEmotion(log string) Statuses {
 // parseGrommet is parseEmotion with a trailing " (1.2 s)" timing dropped.
 func parseGrommet(log string) Statuses {
 	out := Statuses{}
-	for _, m := range jestFileFail.FindAllStringSubmatch(log, -1) {
-		out[grommetTime.ReplaceAllLiteralString(pyStrip(m[1]), "")] = failed
+	for _, name := range jestFileResults(log, "FAIL") {
+		out[withoutGrommetTime(pyStrip(name))] = failed
 	}
-	for _, m := range jestFilePass.FindAllStringSubmatch(log, -1) {
-		out[grommetTime.ReplaceAllLiteralString(pyStrip(m[1]), "")] = passed
+	for _, name := range jestFileResults(log, "PASS") {
+		out[withoutGrommetTime(pyStrip(name))] = passed
 	}
 	return out
 }
@@ -602,9 +536,7 @@ var (
 	nextAssertion = regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#(?s:.)*?\n\n`)
 	nextFail      = pyRe(`^.*?✗\s*(.*)`)
 	nextPass      = pyRe(`^.*?✓\s*(.*)`)
-	nextSuites    = pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`)
-	nextV2Fail    = pyRe(`(?m)^\s{4}\d+\)\s(.*)`)
-	nextV2Pass    = pyRe(`(?m)^\s{4}✓\s(.*)\(`)
+	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
 )
 
 // parseNext is alibaba-fusion/next's parser: version 1.27 reads mocha's spec output per
@@ -616,11 +548,11 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	}
 	out := Statuses{}
 	var suite suiteStack
-	log = nextAssertion.ReplaceAllLiteralString(ansiEscapeRe.ReplaceAllLiteralString(log, ""), "")
+	log = nextAssertion.ReplaceAllLiteralString(ansiEscape(log), "")
 	runs := strings.Split(log, " xvfb-run ")
 	for _, run := range runs[1:] {
 		browser := strings.Split(run, "Starting browser Chrome")
-		for _, line := range lines(browser[len(browser)-1]) {
+		for line := range lineSeq(browser[len(browser)-1]) {
 			if strings.HasPrefix(line, "TOTAL") {
 				break
 			}
@@ -643,22 +575,21 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 
 func parseNextV2(log string) Statuses {
 	out := Statuses{}
-	pieces := pySplit(nextSuites, log)
-	for i, m := range nextSuites.FindAllStringSubmatch(log, -1) {
-		suite, block := m[2], pieces[(i+1)*3]
-		for _, f := range nextV2Fail.FindAllStringSubmatch(block, -1) {
-			out[suite+": "+pyStrip(f[1])] = failed
+	matches := nextSuites.findAllIndex(log)
+	pieces := pySplitAt(log, matches)
+	for i, m := range matches {
+		suite, block := log[m[4]:m[5]], pieces[(i+1)*3]
+		for _, f := range lineStartMatches(block, matchNextFailure) {
+			out[suite+": "+pyStrip(block[f[2]:f[3]])] = failed
 		}
-		for _, p := range nextV2Pass.FindAllStringSubmatch(block, -1) {
-			out[suite+": "+pyStrip(p[1])] = passed
+		for _, p := range lineStartMatches(block, matchNextPass) {
+			out[suite+": "+pyStrip(block[p[2]:p[3]])] = passed
 		}
 	}
 	return out
 }
 
-var (
-	mochaFullTitle = pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)
-)
+var mochaFullTitle = newLiteralRe(pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)).withMatcher(matchMochaFullTitle)
 
 // pySplitAfterLast is Python's s.split(sep)[-1]: the text after the last sep (s without one).
 func pySplitAfterLast(s, sep string) string {
@@ -674,10 +605,10 @@ func parseCypress(log string) Statuses {
 	out := Statuses{}
 	pieces := strings.Split(log, "../..")
 	for _, piece := range pieces[:len(pieces)-1] {
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")) {
 			out[m[1]] = passed
 		}
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],")) {
 			out[m[1]] = failed
 		}
 	}
@@ -716,10 +647,10 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 	out := Statuses{}
 	runs := strings.Split(log, "./node_modules/.bin/mocha --reporter json")
 	for _, run := range runs[1:] {
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")) {
 			out[m[1]] = passed
 		}
-		for _, m := range mochaFullTitle.FindAllStringSubmatch(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],"), -1) {
+		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],")) {
 			out[m[1]] = failed
 		}
 	}
@@ -732,7 +663,7 @@ func parseLighthouseMocha(log string) Statuses {
 	for _, run := range runs[1:] {
 		run = pyStrip(pySplit(lighthousePassing, run)[0])
 		var suite suiteStack
-		for _, line := range lines(run) {
+		for line := range lineSeq(run) {
 			stripped := pyStrip(line)
 			found := false
 			for _, r := range lighthouseResults {
@@ -762,7 +693,7 @@ var (
 func parseQuartoCLI(log string) Statuses {
 	out := Statuses{}
 	tmpNumbers := map[string]int{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if strings.Contains(line, "ERRORS") || strings.Contains(line, "failures:") {
 			break
 		}
@@ -814,7 +745,7 @@ func parsePlotlyJS(log string) Statuses {
 	out := Statuses{}
 	var suite []string
 	suiteIndent := 0
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if m := plotlySuite.FindStringSubmatch(line); m != nil {
 			if utf8.RuneCountInString(m[1]) <= suiteIndent {
 				suite = nil

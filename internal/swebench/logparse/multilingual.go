@@ -18,7 +18,7 @@ import (
 func lineParser(re *regexp.Regexp, hint string, idGroup int, status func(m []string) testresults.Status) func(string) Statuses {
 	return func(log string) Statuses {
 		out := Statuses{}
-		for _, line := range lines(log) {
+		for line := range lineSeq(log) {
 			if hint != "" && !strings.Contains(line, hint) {
 				continue
 			}
@@ -39,57 +39,64 @@ func byWord(g int, words map[string]testresults.Status) func([]string) testresul
 	return func(m []string) testresults.Status { return words[m[g]] }
 }
 
+// readerParser applies read to every stripped line that contains hint (a cheap filter) and
+// records words[word] for the name it reads; a word words lacks records nothing.
+func readerParser(read func(string) (word, name string, ok bool), hint string, words map[string]testresults.Status) func(string) Statuses {
+	return func(log string) Statuses {
+		out := Statuses{}
+		for line := range lineSeq(log) {
+			if hint != "" && !strings.Contains(line, hint) {
+				continue
+			}
+			if word, name, ok := read(pyStrip(line)); ok {
+				if s, known := words[word]; known {
+					out[name] = s
+				}
+			}
+		}
+		return out
+	}
+}
+
 var rubyUnitOutcomes = map[string]testresults.Status{".": passed, "E": failed, "F": failed, "O": skipped}
 
-var redisLine = pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
-var redisFileSuffix = pyRe(`\s+in\s+\S+$`)
+var redisWords = map[string]testresults.Status{"ok": passed, "err": failed, "skip": skipped, "ignore": skipped}
 
 // parseRedis: "[ok]: name (12 ms)" lines of Redis' and Valkey's Tcl suite; a failure's
 // " in <file>" suffix is dropped.
 func parseRedis(log string) Statuses {
 	out := Statuses{}
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.Contains(line, "]:") {
 			continue
 		}
-		m := redisLine.FindStringSubmatch(pyStrip(line))
-		if m == nil {
+		word, name, ok := redisLine(pyStrip(line))
+		if !ok {
 			continue
 		}
-		switch m[1] {
-		case "ok":
-			out[m[2]] = passed
-		case "err":
-			out[redisFileSuffix.ReplaceAllLiteralString(m[2], "")] = failed
-		default:
-			out[m[2]] = skipped
+		if word == "err" {
+			name = withoutRedisFile(name)
 		}
+		out[name] = redisWords[word]
 	}
 	return out
 }
 
 var (
-	parseJQ = lineParser(pyRe(`^\s*(PASS|FAIL):\s(.+)$`), ":", 2,
-		byWord(1, map[string]testresults.Status{"PASS": passed, "FAIL": failed}))
-	parseMicropython = lineParser(pyRe(`^(pass|FAIL|skip)\s+(.+)$`), "", 2,
-		byWord(1, map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped}))
-	parseGoogleTest = lineParser(pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`), "]", 2,
-		byWord(1, map[string]testresults.Status{"OK": passed, "FAILED": failed}))
-	parseAnt = lineParser(pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`), "[junit]", 2,
-		byWord(1, map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed}))
-	parseMinitest = lineParser(pyRe(`^(.+)\. .*=.*(\.|F|E).*$`), "=", 1,
-		byWord(2, map[string]testresults.Status{".": passed, "F": failed, "E": failed}))
-	parseCucumber = lineParser(pyRe(`^(.*) \.+(\.|F)`), " .", 1,
-		byWord(2, map[string]testresults.Status{".": passed, "F": failed}))
+	parseJQ          = readerParser(jqLine, ":", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
+	parseMicropython = readerParser(micropythonLine, "", map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
+	parseGoogleTest  = readerParser(googletestLine, "]", map[string]testresults.Status{"OK": passed, "FAILED": failed})
+	parseAnt         = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
+	parseMinitest    = readerParser(minitestLine, "=", map[string]testresults.Status{".": passed, "F": failed, "E": failed})
+	parseCucumber    = readerParser(cucumberLine, " .", map[string]testresults.Status{".": passed, "F": failed})
 	// Python's E\b: the letter is followed by a character that is not a word character, or ends
 	// the line; the outcome is group 2 or 3.
 	parseRubyUnit = lineParser(pyRe(`^\s*(?:test: )?(.+):\s+(?:(\.)|([EFO])(?:$|[^`+pyWord+`]))`), ":", 1,
 		func(m []string) testresults.Status {
 			return rubyUnitOutcomes[m[2]+m[3]]
 		})
-	parseRspecTransformedJSON = lineParser(pyRe(`^(.+) - (passed|failed)`), " - ", 1,
-		byWord(2, map[string]testresults.Status{"passed": passed, "failed": failed}))
-	parseGradle41 = lineParser(gradleResult, "", 1,
+	parseRspecTransformedJSON = readerParser(rspecLine, " - ", map[string]testresults.Status{"passed": passed, "failed": failed})
+	parseGradle41             = lineParser(gradleResult, "", 1,
 		byWord(2, map[string]testresults.Status{"PASSED": passed, "FAILED": failed}))
 )
 
@@ -111,23 +118,18 @@ func parseJekyll(log string, _ Dialect, in Instance) Statuses {
 
 var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "↩": skipped}
 
-var (
-	phpunitSuite = pyRe(`^(\w.+) \(.+\)$`)
-	phpunitTest  = pyRe(`^\s*([✔✘↩])\s*(.*)$`)
-)
-
 // parsePHPUnit reads phpunit --testdox output, lines not stripped: "Suite (Class)" headers and
 // "✔ test" results, ids "Suite > test" ("None > test" before any header).
 func parsePHPUnit(log string) Statuses {
 	out := Statuses{}
 	suite := "None"
-	for _, line := range lines(log) {
-		if m := phpunitSuite.FindStringSubmatch(line); m != nil {
-			suite = m[1]
+	for line := range lineSeq(log) {
+		if name, ok := phpunitSuiteLine(line); ok {
+			suite = name
 			continue
 		}
-		if m := phpunitTest.FindStringSubmatch(line); m != nil {
-			out[suite+" > "+m[2]] = phpunitMarks[m[1]]
+		if mark, name, ok := phpunitTestLine(line); ok {
+			out[suite+" > "+name] = phpunitMarks[mark]
 		}
 	}
 	return out
@@ -172,7 +174,7 @@ func parseMaven(log string, d Dialect) Statuses {
 	out := Statuses{}
 	current := "---NO TEST NAME FOUND YET---"
 	var pending, unmatched []string
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		if !strings.Contains(line, "-Dtest=") && !strings.Contains(line, "BUILD ") {
 			continue
 		}
@@ -218,7 +220,7 @@ func parseGradle(log string, d Dialect) Statuses {
 	}
 	out := Statuses{}
 	pending := ""
-	for _, line := range lines(log) {
+	for line := range lineSeq(log) {
 		line = pyStrip(line)
 		if m := gradleResult.FindStringSubmatch(line); m != nil {
 			out[m[1]] = gradleStatus[m[2]]

@@ -63,6 +63,14 @@ type Version struct {
 	NanoCPUs             int64           `json:"nano_cpus,omitempty"`
 	ExecuteTestAsNonroot bool            `json:"execute_test_as_nonroot,omitempty"`
 	NoUseEnv             bool            `json:"no_use_env,omitempty"`
+	// What the version needs of the grader, derived from the fields above by the rule each
+	// *From states. PytestPlugins: the pytest plugin distributions pip_packages installs
+	// (pytest loads them by their pytest11 entry point). ReinstallNetwork: the install step
+	// builds with pip's build isolation, which downloads the build requirements.
+	PytestPlugins        []string `json:"pytest_plugins,omitempty"`
+	PytestPluginsFrom    string   `json:"pytest_plugins_from,omitempty"`
+	ReinstallNetwork     bool     `json:"reinstall_network,omitempty"`
+	ReinstallNetworkFrom string   `json:"reinstall_network_from,omitempty"`
 }
 
 // Repo is one repository of the official maps.

@@ -57,6 +57,33 @@ func TestEveryEntryNamesItsSource(t *testing.T) {
 			if !strings.HasPrefix(spec.From, Tag41+":swebench/harness/constants/") || r.Ext == "" || (Known(name) && len(spec.TestCmd) == 0) {
 				t.Errorf("%s %s: from %q, ext %q, test_cmd %v", name, v, spec.From, r.Ext, spec.TestCmd)
 			}
+			// A derived need names the spec field it came from.
+			if (len(spec.PytestPlugins) > 0) != strings.HasPrefix(spec.PytestPluginsFrom, "pip_packages of "+spec.From) ||
+				spec.ReinstallNetwork != strings.HasPrefix(spec.ReinstallNetworkFrom, "install of "+spec.From) {
+				t.Errorf("%s %s: pytest_plugins %v from %q, reinstall_network %v from %q", name, v, spec.PytestPlugins, spec.PytestPluginsFrom,
+					spec.ReinstallNetwork, spec.ReinstallNetworkFrom)
+			}
+		}
+	}
+}
+
+// The per-version needs, as the spec fields give them.
+func TestNeeds(t *testing.T) {
+	for _, tc := range []struct {
+		repo, version string
+		plugins       []string
+		network       bool
+	}{
+		{"astropy/astropy", "5.0", []string{"hypothesis==6.82.6", "pytest-arraydiff==0.5.0", "pytest-astropy-header==0.2.2", "pytest-astropy==0.10.0",
+			"pytest-cov==4.1.0", "pytest-doctestplus==1.0.0", "pytest-filter-subpackage==0.1.2", "pytest-mock==3.11.1", "pytest-openfiles==0.5.0",
+			"pytest-remotedata==0.4.0", "pytest-xdist==3.3.1"}, true},
+		{"scikit-learn/scikit-learn", "1.3", nil, false}, // --no-build-isolation
+		{"django/django", "2.2", nil, false},             // python setup.py install
+		{"django/django", "4.0", nil, true},              // python -m pip install -e .
+	} {
+		spec := data.Repos[tc.repo].Versions[tc.version]
+		if !slices.Equal(spec.PytestPlugins, tc.plugins) || spec.ReinstallNetwork != tc.network {
+			t.Errorf("%s %s: pytest_plugins %v, reinstall_network %v; want %v, %v", tc.repo, tc.version, spec.PytestPlugins, spec.ReinstallNetwork, tc.plugins, tc.network)
 		}
 	}
 }

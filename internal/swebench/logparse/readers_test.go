@@ -1,0 +1,242 @@
+package logparse
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// readerCheck is a hand-written reader and the official pattern it stands for: the pattern's
+// groups wordGroup and nameGroup (0: none) must equal what the reader returns, on the same line.
+type readerCheck struct {
+	name                 string
+	pattern              *regexp.Regexp
+	wordGroup, nameGroup int
+	read                 func(string) (word, name string, ok bool)
+	// stripped: the parser gives the reader only lines stripped of Python's whitespace.
+	stripped bool
+	// starts are what the random lines of this reader may start with.
+	starts []string
+}
+
+var readerChecks = []readerCheck{
+	{"jq", pyRe(`^\s*(PASS|FAIL):\s(.+)$`), 1, 2, jqLine, true, []string{"PASS:", "FAIL:", "PASS"}},
+	{"micropython", pyRe(`^(pass|FAIL|skip)\s+(.+)$`), 1, 2, micropythonLine, true, []string{"pass", "FAIL", "skip"}},
+	{"googletest", pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`), 1, 2, googletestLine, true, []string{"[", "[ OK ] ", "[  FAILED  ] ", "x [OK] "}},
+	{"ant", pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`), 1, 2, antLine, true, []string{"[junit] [PASS] ", "[junit]  [ERR]", "[junit] [FAIL]\t"}},
+	{"minitest", pyRe(`^(.+)\. .*=.*(\.|F|E).*$`), 2, 1, minitestLine, true, []string{"T#t", "a. ", "x = ", "T#test_a. = 0.01 s = .", "a. b = E", "c. d=F"}},
+	{"cucumber", pyRe(`^(.*) \.+(\.|F)`), 2, 1, cucumberLine, true, []string{"f", " ..", " .F"}},
+	{"rspec", pyRe(`^(.+) - (passed|failed)`), 2, 1, rspecLine, true, []string{" - passed", "x - failed", "y"}},
+	{"jest_json", pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`), 1, 2, jestJSONLine, true, []string{"[PASSED]", "[FAILED] ", "[PASSED]\u00a0"}},
+	{"tap", pyRe(`^(ok|not ok) (\d+) (.+)$`), 1, 3, tapLine, true, []string{"ok ", "not ok ", "ok 1", "ok \u0663 "}},
+	{"vitest", pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`), 1, 2, vitestLine, true, []string{"✓ ", "× ", "↓\u00a0", "✓"}},
+	{"redis", pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`), 1, 2, redisLine, true, []string{"[ok]: ", "[err]: ", "[skip]:", "[ignore]: "}},
+	{"phpunit test", pyRe(`^\s*([✔✘↩])\s*(.*)$`), 1, 2, phpunitTestLine, false, []string{"✔", " ✘ ", "↩"}},
+	{"phpunit suite", pyRe(`^(\w.+) \(.+\)$`), 0, 1, func(s string) (string, string, bool) {
+		name, ok := phpunitSuiteLine(s)
+		return "", name, ok
+	}, false, []string{"Suite", "é", "_", "1"}},
+	{"carbon", nil, 0, 0, carbonLine, false, []string{"PASS ", "FAIL ", "PASS\t", "FAIL"}},
+}
+
+// carbonPatterns are parse_log_carbon's patterns, tried in this order; the first that matches
+// gives the status and the name (group 1).
+var carbonPatterns = []struct {
+	word string
+	re   *regexp.Regexp
+}{
+	{"PASS", pyRe(`^PASS\s(.*)\s\([\d\.]+ms\)`)}, {"PASS", pyRe(`^PASS\s(.*)\s\([\d\.]+\ss\)`)},
+	{"PASS", pyRe(`^PASS\s(.*)\s\([\d\.]+s\)`)}, {"PASS", pyRe(`^PASS\s(.*)`)},
+	{"FAIL", pyRe(`^FAIL\s(.*)\s\([\d\.]+ms\)`)}, {"FAIL", pyRe(`^FAIL\s(.*)\s\([\d\.]+\ss\)`)},
+	{"FAIL", pyRe(`^FAIL\s(.*)\s\([\d\.]+s\)`)}, {"FAIL", pyRe(`^FAIL\s(.*)`)},
+}
+
+type readResult struct {
+	Word, Name string
+	OK         bool
+}
+
+func (c readerCheck) official(line string) readResult {
+	if c.pattern == nil { // carbon
+		for _, p := range carbonPatterns {
+			if m := p.re.FindStringSubmatch(line); m != nil {
+				return readResult{p.word, m[1], true}
+			}
+		}
+		return readResult{}
+	}
+	m := c.pattern.FindStringSubmatch(line)
+	if m == nil {
+		return readResult{}
+	}
+	r := readResult{Name: m[c.nameGroup], OK: true}
+	if c.wordGroup > 0 {
+		r.Word = m[c.wordGroup]
+	}
+	return r
+}
+
+// readerPieces are what random lines are made of: the patterns' words and punctuation, Python
+// whitespace that RE2's \s lacks, Unicode digits and letters.
+var readerPieces = []string{" ", " ", "  ", "\t", "\u00a0", "\u2003", "\x1c", "\v", "(", ")", "[", "]", ":", ".", "..", "=",
+	"F", "E", "O", "ok", "ms", "s", " s", "m", "12", "3.5", "\u0663", "x", "é", "漢", "in", " in ", "file.tcl", "PASS", "FAIL",
+	"OK", "FAILED", "ERR", " - ", "passed", "failed", "✓", "×", "↓", "✔", "✘", "↩", "[skipped]", " (12 ms)", " (3 s)", " (1.2s)",
+	" (5ms)", "[junit]", "[PASS]", "# ", "test", ")", "("}
+
+// goldenLines are the lines of every golden log (both folders).
+func goldenLines(t *testing.T) []string {
+	var out []string
+	for _, dir := range []string{"official", "official-instance"} {
+		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no golden in testdata/%s: %v", dir, err)
+		}
+		for _, file := range files {
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g struct{ Cases []struct{ Log string } }
+			if err := json.Unmarshal(raw, &g); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			for _, c := range g.Cases {
+				out = append(out, lines(c.Log)...)
+			}
+		}
+	}
+	return out
+}
+
+// TestReadersEqualTheOfficialPatterns compares each hand-written reader with the official
+// pattern it replaces, on every line of the goldens and on 50,000 random lines per reader.
+func TestReadersEqualTheOfficialPatterns(t *testing.T) {
+	golden := goldenLines(t)
+	rng := rand.New(rand.NewPCG(12, 34))
+	for _, c := range readerChecks {
+		t.Run(c.name, func(t *testing.T) {
+			inputs := append([]string(nil), golden...)
+			for range 50000 {
+				var b strings.Builder
+				b.WriteString(c.starts[rng.IntN(len(c.starts))])
+				for range rng.IntN(10) {
+					b.WriteString(readerPieces[rng.IntN(len(readerPieces))])
+				}
+				inputs = append(inputs, b.String())
+			}
+			matched := 0
+			for _, line := range inputs {
+				if c.stripped {
+					line = pyStrip(line)
+				}
+				want := c.official(line)
+				word, name, ok := c.read(line)
+				got := readResult{word, name, ok}
+				if !ok {
+					got = readResult{}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("line %q (-official +reader):\n%s", line, diff)
+				}
+				if ok {
+					matched++
+				}
+			}
+			t.Logf("%d lines, %d read", len(inputs), matched)
+			if matched < 1000 {
+				t.Errorf("only %d lines are read: make the random lines match more often", matched)
+			}
+		})
+	}
+}
+
+var whitespaceRuns = pyRe(`\s+`)
+
+// removing is re.sub(pattern, "", s).
+func removing(re *regexp.Regexp) func(string) string {
+	return func(s string) string { return re.ReplaceAllLiteralString(s, "") }
+}
+
+// TestRewritesEqualTheOfficialSubstitutions compares the hand-written substitutions with the
+// official re.sub calls they replace, on the same random texts.
+func TestRewritesEqualTheOfficialSubstitutions(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		official, rewrite func(string) string
+		// stripped: the parser gives the rewrite only text stripped of Python's whitespace.
+		stripped bool
+		// pieces are drawn besides readerPieces.
+		pieces []string
+	}{
+		{"redis file", removing(pyRe(`\s+in\s+\S+$`)), withoutRedisFile, true, nil},
+		{"grommet time", removing(pyRe(`\s\([\d\.]+\s?(?:ms|s)\)$`)), withoutGrommetTime, true, nil},
+		{"ansi escape", removing(regexp.MustCompile(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`)), ansiEscape, false,
+			[]string{"\x1b", "\x1b", "\x1b[", "\x1b[0m", "\x1b[31;1m", "\x1b[?25l", "\x1b[2K", "\x1b[ !", "[", "\\", "^", "_", "@", "~", "0", ";", "?", "/", "!", "\x7f", "a"}},
+		{"collapse space", func(s string) string { return pyStrip(whitespaceRuns.ReplaceAllLiteralString(s, " ")) }, collapseSpace, false,
+			[]string{"\n", "\n\n", "\r\n", "\xff", "\x1c"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(56, 78))
+			pieces := append(slices.Clone(readerPieces), c.pieces...)
+			changed := 0
+			for range 100000 {
+				var b strings.Builder
+				for range rng.IntN(8) {
+					b.WriteString(pieces[rng.IntN(len(pieces))])
+				}
+				s := b.String()
+				if c.stripped {
+					s = pyStrip(s)
+				}
+				want := c.official(s)
+				if got := c.rewrite(s); got != want {
+					t.Fatalf("%q: official %q, ours %q", s, want, got)
+				}
+				if want != s {
+					changed++
+				}
+			}
+			t.Logf("%d of 100000 texts changed", changed)
+			if changed < 500 {
+				t.Errorf("only %d texts changed: draw texts that match more often", changed)
+			}
+		})
+	}
+}
+
+// TestJestFileResultsEqualTheOfficialSearch compares jestFileResults with the official
+// re.findall of `(?m)^FAIL\s(.*)` and `(?m)^PASS\s(.*)` over whole logs.
+func TestJestFileResultsEqualTheOfficialSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	pieces := append([]string{"\n", "\n", "FAIL", "PASS", "FAIL ", "PASS\n", "\r\n"}, readerPieces...)
+	official := map[string]*regexp.Regexp{"FAIL": pyRe(`(?m)^FAIL\s(.*)`), "PASS": pyRe(`(?m)^PASS\s(.*)`)}
+	found := 0
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		log := b.String()
+		for _, word := range []string{"FAIL", "PASS"} {
+			var want []string
+			for _, m := range official[word].FindAllStringSubmatch(log, -1) {
+				want = append(want, m[1])
+			}
+			if diff := cmp.Diff(want, jestFileResults(log, word)); diff != "" {
+				t.Fatalf("%s in %q (-official +ours):\n%s", word, log, diff)
+			}
+			found += len(want)
+		}
+	}
+	t.Logf("%d results found", found)
+	if found < 1000 {
+		t.Errorf("only %d results: draw logs that hold more", found)
+	}
+}
