@@ -1,10 +1,7 @@
 package logparse
 
 import (
-	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -93,24 +90,8 @@ var readerPieces = []string{" ", " ", "  ", "\t", "\u00a0", "\u2003", "\x1c", "\
 // goldenLines are the lines of every golden log (both folders).
 func goldenLines(t *testing.T) []string {
 	var out []string
-	for _, dir := range []string{"official", "official-instance"} {
-		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no golden in testdata/%s: %v", dir, err)
-		}
-		for _, file := range files {
-			raw, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var g struct{ Cases []struct{ Log string } }
-			if err := json.Unmarshal(raw, &g); err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			for _, c := range g.Cases {
-				out = append(out, lines(c.Log)...)
-			}
-		}
+	for _, log := range goldenLogs(t) {
+		out = append(out, lines(log)...)
 	}
 	return out
 }
