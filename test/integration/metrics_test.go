@@ -157,7 +157,9 @@ var _ = Describe("the manager's metrics", func() {
 		ns := newNamespace()
 		k := kubelet{ns: ns}
 		addr := freeAddress()
-		stop := startManagerWith(cfg, nil, metrics.ServeOptions{BindAddress: addr, Secure: true}.ServerOptions())
+		// Watching ns alone: trials other specs left in other namespaces would otherwise be
+		// observed by this manager too, and the counts below compared against them.
+		stop := startManagerWith(cfg, []string{ns}, metrics.ServeOptions{BindAddress: addr, Secure: true}.ServerOptions())
 		defer stop()
 		s := scraper{url: fmt.Sprintf("https://%s/metrics", addr)}
 		allowed, stranger := serviceAccountToken(ns, "prometheus"), serviceAccountToken(ns, "stranger")
@@ -196,8 +198,8 @@ var _ = Describe("the manager's metrics", func() {
 			v, ok := after.value("sweep_trials", map[string]string{metrics.LabelNamespace: ns, metrics.LabelPhase: string(evalv1.TrialSucceeded), metrics.LabelReason: reasons.Graded})
 			g.Expect(ok).To(BeTrue(), "no sweep_trials of the graded trial")
 			g.Expect(v).To(Equal(1.0))
-			// Only this spec's manager ran since the first scrape: the histograms and counters
-			// grew by this campaign's observations alone.
+			// Only this spec's manager, watching ns alone, ran since the first scrape: the
+			// histograms and counters grew by this campaign's observations alone.
 			for _, d := range []struct {
 				name   string
 				labels map[string]string
