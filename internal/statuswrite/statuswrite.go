@@ -47,8 +47,8 @@ const AggregateInterval = time.Second
 // change of the phase, of a condition's type, status or reason, of the completion, or of any
 // field other than the counts, scores, usage, progress and record that every trial's end
 // changes (and the messages that count them) is written at once; those alone at most once
-// per AggregateInterval. They are
-// derived from the trials each reconcile, so a write held back loses nothing.
+// per AggregateInterval. They are derived from the trials each reconcile, so a write held back
+// loses nothing.
 func SweepRun(before, after *evalv1.SweepRunStatus, lastWrite, now time.Time) (write bool, wait time.Duration) {
 	if equality.Semantic.DeepEqual(before, after) {
 		return false, 0
