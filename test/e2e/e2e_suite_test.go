@@ -65,6 +65,12 @@ func run(args ...string) string {
 	return out.String()
 }
 
+// hackScript runs script of hack/ with args against the e2e cluster (hack/kueue.sh up, ...).
+func hackScript(script string, args ...string) {
+	out, err := exec.Command("bash", append([]string{filepath.Join(root, "hack", script)}, args...)...).CombinedOutput()
+	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "hack/%s %v: %s", script, args, out)
+}
+
 var nsCount int
 
 // catalogueNamespace makes a namespace holding the sample task catalogue.

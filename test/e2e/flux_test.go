@@ -55,13 +55,6 @@ var (
 	kustomizationGVK = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
 )
 
-func fluxScript(args ...string) {
-	cmd := exec.Command("bash", append([]string{filepath.Join(root, "hack", "flux.sh")}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+os.Getenv("KUBECONFIG"))
-	out, err := cmd.CombinedOutput()
-	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "hack/flux.sh %v: %s", args, out)
-}
-
 // gitRepo is a bare repository served read-only by test/e2e/gitserver on the node IP, inside
 // the cluster's network namespace, and a working clone of it on the host that the spec
 // commits to and pushes from (through the file system).
@@ -274,9 +267,9 @@ func trialUIDs(ns, run string) map[string]types.UID {
 var _ = Describe("Flux", Ordered, Serial, func() {
 	BeforeAll(func() {
 		start := time.Now()
-		fluxScript("up")
+		hackScript("flux.sh", "up")
 		AddReportEntry("flux install", time.Since(start).Round(time.Second).String())
-		DeferCleanup(func() { fluxScript("down") })
+		DeferCleanup(func() { hackScript("flux.sh", "down") })
 	})
 
 	It("applies a campaign committed to Git, is Ready only once it is complete, reruns nothing on a commit that changes nothing, reports an immutable change with the CRD's message, and prunes it keeping its records", func() {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,13 +34,6 @@ const (
 	kueueVerifierClass = "sweep-verifier"
 	kueueUrgentClass   = "sweep-urgent"
 )
-
-func kueueScript(args ...string) {
-	cmd := exec.Command("bash", append([]string{filepath.Join(root, "hack", "kueue.sh")}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+os.Getenv("KUBECONFIG"))
-	out, err := cmd.CombinedOutput()
-	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "hack/kueue.sh %v: %s", args, out)
-}
 
 // queuedRun is a campaign of the sample tasks in the LocalQueue of hack/kueue.sh, whose
 // ClusterQueue admits one Pod at a time, with verifiers above agents.
@@ -101,14 +93,14 @@ func expectScoredWithoutRetries(sr *evalv1.SweepRun, trials []evalv1.TaskTrial) 
 var _ = Describe("Kueue", Ordered, Serial, func() {
 	BeforeAll(func() {
 		start := time.Now()
-		kueueScript("up")
+		hackScript("kueue.sh", "up")
 		AddReportEntry("kueue install", time.Since(start).Round(time.Second).String())
-		DeferCleanup(func() { kueueScript("down") })
+		DeferCleanup(func() { hackScript("kueue.sh", "down") })
 	})
 
 	It("runs a campaign under a quota of one Pod with parallelism 3: every trial scored, queue waits shown and never failures", func() {
 		ns := catalogueNamespace("kueue")
-		kueueScript("queue", ns)
+		hackScript("kueue.sh", "queue", ns)
 		start := time.Now()
 		Expect(k8s.Create(context.Background(), queuedRun(ns, "queued", evalv1.AgentSpec{Oracle: &evalv1.OracleAgent{}}))).To(Succeed())
 
@@ -146,7 +138,7 @@ var _ = Describe("Kueue", Ordered, Serial, func() {
 
 	It("lets a higher-priority workload preempt a running agent; Kueue admits the same Job again and the trial is scored", func() {
 		ns := catalogueNamespace("kueue-preempt")
-		kueueScript("queue", ns)
+		hackScript("kueue.sh", "queue", ns)
 		hook, err := os.ReadFile(filepath.Join(root, ".cache", "images", "sweep-hook.ref"))
 		Expect(err).NotTo(HaveOccurred())
 		// An agent that works for a while and changes nothing: scored (0), long enough to be
