@@ -53,7 +53,7 @@ type Pod struct {
 	Terminal, Succeeded bool
 	// EndedAt is when the last of its containers ended, zero while one has not.
 	EndedAt time.Time
-	Waiting  []ContainerWaiting
+	Waiting []ContainerWaiting
 	// Disruption is the reason of a true DisruptionTarget condition, if any.
 	Disruption string
 	// OOMKilled: the main container was terminated with reason OOMKilled.
@@ -74,7 +74,7 @@ type Stage struct {
 	JobStarted time.Time
 	// Suspended: the Job waits for admission (created suspended for a queue, or suspended
 	// again by an eviction or preemption); its time there is not the stage's.
-	Suspended   bool
+	Suspended bool
 	// JobComplete: the Job completed, or its Pod succeeded before the Job's deadline
 	// (Stage.ObservePod), which the Job controller will count as its completion.
 	JobComplete bool
