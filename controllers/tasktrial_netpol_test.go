@@ -30,10 +30,10 @@ func TestEgressPoliciesEnsure(t *testing.T) {
 		existing bool
 		steps    []step
 	}{
-		"absent: created once": {steps: []step{{wantCreates: 1}, {at: time.Second}}},
-		"created by another manager: not created": {existing: true, steps: []step{{}}},
+		"absent: created once":                                  {steps: []step{{wantCreates: 1}, {at: time.Second}}},
+		"created by another manager: not created":               {existing: true, steps: []step{{}}},
 		"not shown yet within the cache lag: not created again": {steps: []step{{wantCreates: 1}, {at: 10 * time.Second, deleteFirst: true}}},
-		"gone past the cache lag: created again": {steps: []step{{wantCreates: 1}, {at: policyCacheLag + time.Second, deleteFirst: true, wantCreates: 1}}},
+		"gone past the cache lag: created again":                {steps: []step{{wantCreates: 1}, {at: policyCacheLag + time.Second, deleteFirst: true, wantCreates: 1}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
