@@ -42,6 +42,7 @@ func byWord(g int, words map[string]testresults.Status) func([]string) testresul
 // readerParser applies read to every stripped line that contains hint (a cheap filter) and
 // records words[word] for the name it reads; a word words lacks records nothing.
 func readerParser(read func(string) (word, name string, ok bool), hint string, words map[string]testresults.Status) func(string) Statuses {
+	table := wordTableOf(words)
 	return func(log string) Statuses {
 		out := Statuses{}
 		for line := range lineSeq(log) {
@@ -49,13 +50,39 @@ func readerParser(read func(string) (word, name string, ok bool), hint string, w
 				continue
 			}
 			if word, name, ok := read(pyStrip(line)); ok {
-				if s, known := words[word]; known {
+				if s, known := table.status(word); known {
 					out[name] = s
 				}
 			}
 		}
 		return out
 	}
+}
+
+// wordTable is a few words and their statuses, looked up by comparing: cheaper than hashing the
+// word of every result line.
+type wordTable []wordStatus
+
+type wordStatus struct {
+	word   string
+	status testresults.Status
+}
+
+func wordTableOf(words map[string]testresults.Status) wordTable {
+	t := make(wordTable, 0, len(words))
+	for w, s := range words {
+		t = append(t, wordStatus{w, s})
+	}
+	return t
+}
+
+func (t wordTable) status(word string) (testresults.Status, bool) {
+	for _, w := range t {
+		if w.word == word {
+			return w.status, true
+		}
+	}
+	return "", false
 }
 
 var rubyUnitOutcomes = map[string]testresults.Status{".": passed, "E": failed, "F": failed, "O": skipped}
@@ -83,7 +110,7 @@ func parseRedis(log string) Statuses {
 }
 
 var (
-	parseJQ          = readerParser(jqLine, ":", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
+	parseJQ          = readerParser(jqLine, "", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
 	parseMicropython = readerParser(micropythonLine, "", map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
 	parseGoogleTest  = readerParser(googletestLine, "]", map[string]testresults.Status{"OK": passed, "FAILED": failed})
 	parseAnt         = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})

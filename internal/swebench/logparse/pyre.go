@@ -78,14 +78,29 @@ func pyRe(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// isPySpace is Python's str.isspace(); pyStrip is str.strip().
-var (
-	isPySpace = testresults.PyIsSpace
-	pyStrip   = testresults.PyStrip
-)
+// isPySpace is Python's str.isspace(); pyStrip is str.strip(). Functions rather than variables
+// holding testresults' functions, so that the calls on every line are direct and inlined.
+func isPySpace(r rune) bool { return testresults.PyIsSpace(r) }
+
+func pyStrip(s string) string {
+	// Most lines start and end with a printable ASCII character: nothing to strip.
+	if len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf && s[len(s)-1] > ' ' && s[len(s)-1] < utf8.RuneSelf {
+		return s
+	}
+	return testresults.PyStrip(s)
+}
 
 // pyLstrip is Python's str.lstrip().
-func pyLstrip(s string) string { return strings.TrimLeftFunc(s, isPySpace) }
+func pyLstrip(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.TrimLeftFunc(s[i:], isPySpace)
+		} else if !isPySpace(rune(c)) {
+			return s[i:]
+		}
+	}
+	return ""
+}
 
 // pyIndent is Python's len(line) - len(line.lstrip()): leading whitespace in code points.
 func pyIndent(line string) int { return utf8.RuneCountInString(line[:len(line)-len(pyLstrip(line))]) }
@@ -166,7 +181,21 @@ func ansiEscapeLen(s string) int {
 func lines(s string) []string { return strings.Split(s, "\n") }
 
 // lineSeq is Python's s.split("\n") one line at a time, without the list.
-func lineSeq(s string) iter.Seq[string] { return strings.SplitSeq(s, "\n") }
+func lineSeq(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				yield(s)
+				return
+			}
+			if !yield(s[:i]) {
+				return
+			}
+			s = s[i+1:]
+		}
+	}
+}
 
 // pyRsplitFirst is Python's s.rsplit(sep, 1)[0].
 func pyRsplitFirst(s, sep string) string {
