@@ -42,21 +42,21 @@ func (s *suiteStack) adjust(line string) {
 	*s = append(*s, suiteLevel{pyStrip(line), indent})
 }
 
-func (s suiteStack) names() []string {
-	out := make([]string, len(s))
-	for i, l := range s {
-		out[i] = l.name
+// join is " - ".join of the suite names and title (sep between them), built in one copy.
+func (s suiteStack) join(title, sep string) string {
+	n := len(title) + len(s)*len(sep)
+	for _, l := range s {
+		n += len(l.name)
 	}
-	return out
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range s {
+		b.WriteString(l.name)
+		b.WriteString(sep)
+	}
+	b.WriteString(title)
+	return b.String()
 }
-
-var (
-	calypsoTimed     = pyRe(`\(\d+ms\)`)
-	calypsoPassTimed = pyRe(`^\s+✓\s(.*)\(\d+ms\)$`)
-	calypsoPass      = pyRe(`^\s+✓\s(.*)`)
-	calypsoFailTimed = pyRe(`^\s+✕\s(.*)\(\d+ms\)$`)
-	calypsoFail      = pyRe(`^\s+✕\s(.*)`)
-)
 
 // parseCalypso: results after each " ./node_modules/.bin/jest " up to "Test Suites" or the
 // first "  ● " failure detail; the id is the suite path and the title joined by " - ", so a test
@@ -71,27 +71,27 @@ func parseCalypso(log string) Statuses {
 			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
 				break
 			}
-			stripped := pyStrip(line)
-			var timed, plain *regexp.Regexp
+			stripped := pyLstrip(line)
+			var mark string
 			var status testresults.Status
 			switch {
 			case strings.HasPrefix(stripped, "✓"):
-				timed, plain, status = calypsoPassTimed, calypsoPass, passed
+				mark, status = "✓", passed
 			case strings.HasPrefix(stripped, "✕"):
-				timed, plain, status = calypsoFailTimed, calypsoFail, failed
+				mark, status = "✕", failed
 			default:
 				suite.adjust(line)
 				continue
 			}
-			re := plain
-			if calypsoTimed.MatchString(line) {
-				re = timed
-			}
-			m := re.FindStringSubmatch(line)
-			if m == nil {
+			title, ok := calypsoLine(line, mark)
+			if !ok {
 				return nil
 			}
-			out[pyStrip(strings.Join(suite.names(), " - ")+" - "+m[1])] = status
+			name := " - " + title // " - ".join([" - ".join(suite), title])
+			if len(suite) > 0 {
+				name = suite.join(title, " - ")
+			}
+			out[pyStrip(name)] = status
 		}
 	}
 	return out
@@ -112,14 +112,12 @@ func parseChartJS(log string) Statuses {
 	return out
 }
 
-var markedFailure = pyRe(`^\d+\)\s(.*)`)
-
 // parseMarked: only failures, "<n>) <title>" at the start of a line.
 func parseMarked(log string) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if m := markedFailure.FindStringSubmatch(line); m != nil {
-			out[pyStrip(m[1])] = failed
+		if title, ok := markedLine(line); ok {
+			out[pyStrip(title)] = failed
 		}
 	}
 	return out
@@ -534,8 +532,6 @@ func parseGrommet(log string) Statuses {
 
 var (
 	nextAssertion = regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#(?s:.)*?\n\n`)
-	nextFail      = pyRe(`^.*?✗\s*(.*)`)
-	nextPass      = pyRe(`^.*?✓\s*(.*)`)
 	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
 )
 
@@ -561,10 +557,11 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 				strings.HasPrefix(stripped, "Check") || strings.HasPrefix(stripped, "in") {
 				continue
 			}
-			if m := nextFail.FindStringSubmatch(line); m != nil {
-				out[strings.Join(append(suite.names(), m[1]), " - ")] = failed
-			} else if m := nextPass.FindStringSubmatch(line); m != nil {
-				out[strings.Join(append(suite.names(), m[1]), " - ")] = passed
+			// `.*?✗\s*(.*)`, then `.*?✓\s*(.*)`: the text after the first mark, less whitespace.
+			if _, title, found := strings.Cut(line, "✗"); found {
+				out[suite.join(pyLstrip(title), " - ")] = failed
+			} else if _, title, found := strings.Cut(line, "✓"); found {
+				out[suite.join(pyLstrip(title), " - ")] = passed
 			} else {
 				suite.adjust(line)
 			}
@@ -618,15 +615,6 @@ func parseCypress(log string) Statuses {
 var (
 	lighthouseRuns    = pyRe(`running\s\d+\stest\sfiles`)
 	lighthousePassing = pyRe(`\d+\spassing`)
-	lighthouseResults = []struct {
-		re     *regexp.Regexp
-		status testresults.Status
-	}{
-		{pyRe(`^✔\s(.*)\s\(\d+m+s\)`), passed},
-		{pyRe(`^✔\s(.*)`), passed},
-		{pyRe(`^\d+\)\s(.*)\s\(\d+m+s\)`), failed},
-		{pyRe(`^\d+\)\s(.*)`), failed},
-	}
 )
 
 // parseLighthouse picks by the instance's version: 9.5, 10.0 and 10.2 read mocha's spec output,
@@ -664,17 +652,14 @@ func parseLighthouseMocha(log string) Statuses {
 		run = pyStrip(pySplit(lighthousePassing, run)[0])
 		var suite suiteStack
 		for line := range lineSeq(run) {
-			stripped := pyStrip(line)
-			found := false
-			for _, r := range lighthouseResults {
-				if m := r.re.FindStringSubmatch(stripped); m != nil {
-					out[strings.Join(append(suite.names(), m[1]), " - ")] = r.status
-					found = true
-					break
-				}
-			}
-			if !found {
+			word, title, ok := lighthouseMochaLine(pyStrip(line))
+			switch {
+			case !ok:
 				suite.adjust(line)
+			case word == "✔":
+				out[suite.join(title, " - ")] = passed
+			default:
+				out[suite.join(title, " - ")] = failed
 			}
 		}
 	}
@@ -733,11 +718,6 @@ func parseQuartoCLI(log string) Statuses {
 	return out
 }
 
-var (
-	plotlySuite = pyRe(`^(\s+)-\s+(.*?)\s+:`)
-	plotlyTest  = pyRe(`^(\s+)\*\s+(.*?)\s+:\s*(.*)`)
-)
-
 // parsePlotlyJS: "  - suite :" lines and "    * test : ok" lines; a line indented no deeper
 // than the last suite empties the suite path. A status without "ok", or with "failed", is
 // FAILED.
@@ -746,23 +726,24 @@ func parsePlotlyJS(log string) Statuses {
 	var suite []string
 	suiteIndent := 0
 	for line := range lineSeq(log) {
-		if m := plotlySuite.FindStringSubmatch(line); m != nil {
-			if utf8.RuneCountInString(m[1]) <= suiteIndent {
+		// `(\s+)-\s+(.*?)\s+:` and `(\s+)\*\s+(.*?)\s+:\s*(.*)`
+		if indent, name, _, ok := plotlyLine(line, '-'); ok {
+			if utf8.RuneCountInString(indent) <= suiteIndent {
 				suite = nil
 			}
-			suite = append(suite[:len(suite):len(suite)], m[2])
-			suiteIndent = utf8.RuneCountInString(m[1])
+			suite = append(suite[:len(suite):len(suite)], name)
+			suiteIndent = utf8.RuneCountInString(indent)
 			continue
 		}
-		m := plotlyTest.FindStringSubmatch(line)
-		if m == nil {
+		indent, name, after, ok := plotlyLine(line, '*')
+		if !ok {
 			continue
 		}
-		if utf8.RuneCountInString(m[1]) <= suiteIndent {
+		if utf8.RuneCountInString(indent) <= suiteIndent {
 			suite = nil
 		}
-		status := strings.ToLower(m[3])
-		id := strings.Join(append(suite[:len(suite):len(suite)], m[2]), ".")
+		status := strings.ToLower(pyLstrip(after))
+		id := strings.Join(append(suite[:len(suite):len(suite)], name), ".")
 		if !strings.Contains(status, "ok") || strings.Contains(status, "failed") {
 			out[id] = failed
 		} else {

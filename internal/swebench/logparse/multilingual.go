@@ -116,15 +116,9 @@ var (
 	parseAnt         = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
 	parseMinitest    = readerParser(minitestLine, "=", map[string]testresults.Status{".": passed, "F": failed, "E": failed})
 	parseCucumber    = readerParser(cucumberLine, " .", map[string]testresults.Status{".": passed, "F": failed})
-	// Python's E\b: the letter is followed by a character that is not a word character, or ends
-	// the line; the outcome is group 2 or 3.
-	parseRubyUnit = lineParser(pyRe(`^\s*(?:test: )?(.+):\s+(?:(\.)|([EFO])(?:$|[^`+pyWord+`]))`), ":", 1,
-		func(m []string) testresults.Status {
-			return rubyUnitOutcomes[m[2]+m[3]]
-		})
+	parseRubyUnit    = readerParser(rubyUnitLine, ":", rubyUnitOutcomes)
 	parseRspecTransformedJSON = readerParser(rspecLine, " - ", map[string]testresults.Status{"passed": passed, "failed": failed})
-	parseGradle41             = lineParser(gradleResult, "", 1,
-		byWord(2, map[string]testresults.Status{"PASSED": passed, "FAILED": failed}))
+	parseGradle41             = readerParser(gradleResultLine, "", gradleStatus)
 )
 
 // parseJekyll picks minitest for PRs 9141, 8047 and 8167 and cucumber for 8761 and 8771 (the
@@ -231,12 +225,7 @@ func parseMaven(log string, d Dialect) Statuses {
 	return out
 }
 
-var (
-	gradleResult     = pyRe(`^([^>].+)\s+(PASSED|FAILED)$`)
-	gradleTestName   = pyRe(`^([^>]\S*\s+>\s+\S+)$`)
-	gradleStatusOnly = regexp.MustCompile(`^(PASSED|FAILED)$`)
-	gradleStatus     = map[string]testresults.Status{"PASSED": passed, "FAILED": failed}
-)
+var gradleStatus = map[string]testresults.Status{"PASSED": passed, "FAILED": failed}
 
 // parseGradle reads "Class > method PASSED" lines (the project's gradle config prints them);
 // 5 also joins a "Class > method" line with a later "PASSED"/"FAILED" line when output came in
@@ -249,20 +238,18 @@ func parseGradle(log string, d Dialect) Statuses {
 	pending := ""
 	for line := range lineSeq(log) {
 		line = pyStrip(line)
-		if m := gradleResult.FindStringSubmatch(line); m != nil {
-			out[m[1]] = gradleStatus[m[2]]
+		if word, name, ok := gradleResultLine(line); ok {
+			out[name] = gradleStatus[word]
 			pending = ""
 			continue
 		}
-		if m := gradleTestName.FindStringSubmatch(line); m != nil {
-			pending = m[1]
+		if gradleTestNameLine(line) {
+			pending = line
 			continue
 		}
-		if pending != "" {
-			if m := gradleStatusOnly.FindStringSubmatch(line); m != nil {
-				out[pending] = gradleStatus[m[1]]
-				pending = ""
-			}
+		if pending != "" && (line == "PASSED" || line == "FAILED") {
+			out[pending] = gradleStatus[line]
+			pending = ""
 		}
 	}
 	return out

@@ -415,3 +415,223 @@ func phpunitTestLine(line string) (mark, name string, ok bool) {
 	}
 	return mark, pyLstrip(rest), true
 }
+
+// rubyUnitLine is `^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`, stripped: the name runs to the last
+// ":" followed by whitespace and an outcome, after a leading "test: " if that gives a match.
+func rubyUnitLine(s string) (outcome, name string, ok bool) {
+	if rest, found := strings.CutPrefix(s, "test: "); found {
+		if outcome, name, ok := rubyUnitOutcome(rest, 1); ok {
+			return outcome, name, true
+		}
+	}
+	return rubyUnitOutcome(s, 1)
+}
+
+// rubyUnitOutcome is `(.+):\s+(\.|E\b|F\b|O\b)` at the start of s, the name at least min bytes.
+func rubyUnitOutcome(s string, min int) (outcome, name string, ok bool) {
+	for end := len(s); ; {
+		c := strings.LastIndexByte(s[:end], ':')
+		if c < min {
+			return "", "", false
+		}
+		end = c
+		if outcome, ok := rubyUnitOutcomeAt(s[c+1:]); ok {
+			return outcome, s[:c], true
+		}
+	}
+}
+
+// rubyUnitOutcomeAt is `\s+(\.|E\b|F\b|O\b)` at the start of s.
+func rubyUnitOutcomeAt(s string) (string, bool) {
+	rest, ok := cutPySpaces(s)
+	if !ok || rest == "" {
+		return "", false
+	}
+	switch rest[0] {
+	case '.':
+		return ".", true
+	case 'E', 'F', 'O':
+		if r, _ := utf8.DecodeRuneInString(rest[1:]); len(rest) == 1 || !isPyWord(r) {
+			return rest[:1], true
+		}
+	}
+	return "", false
+}
+
+// gradleResultLine is `^([^>].+)\s+(PASSED|FAILED)$`, stripped: the name is the line less the
+// word and the one whitespace character before it, at least two characters, not starting ">".
+func gradleResultLine(s string) (word, name string, ok bool) {
+	if len(s) < 9 || s[0] == '>' {
+		return "", "", false
+	}
+	word = s[len(s)-6:]
+	if word != "PASSED" && word != "FAILED" {
+		return "", "", false
+	}
+	name, ok = cutLastPySpace(s[:len(s)-6])
+	if !ok || utf8.RuneCountInString(name) < 2 {
+		return "", "", false
+	}
+	return word, name, true
+}
+
+// gradleTestNameLine is `^([^>]\S*\s+>\s+\S+)$`, stripped (the group is the line).
+func gradleTestNameLine(s string) bool {
+	if s == "" || s[0] == '>' {
+		return false
+	}
+	_, size := utf8.DecodeRuneInString(s)
+	rest := s[size:]
+	if i := strings.IndexFunc(rest, isPySpace); i >= 0 {
+		rest = rest[i:]
+	} else {
+		return false
+	}
+	rest, ok := cutPySpaces(rest)
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, ">"); !ok {
+		return false
+	}
+	if rest, ok = cutPySpaces(rest); !ok || rest == "" {
+		return false
+	}
+	return strings.IndexFunc(rest, isPySpace) < 0
+}
+
+// markedLine is `^\d+\)\s(.*)`.
+func markedLine(line string) (string, bool) {
+	rest, ok := cutDigits(line)
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, ")"); !ok {
+		return "", false
+	}
+	return cutPySpace(rest)
+}
+
+// lighthouseTimedTitle is `(.*)\s\(\d+m+s\)` at the start of s: s up to the last whitespace
+// character followed by "(", digits, "m"s, "s)"; false if there is none.
+func lighthouseTimedTitle(s string) (string, bool) {
+	for end := len(s); ; {
+		open := strings.LastIndexByte(s[:end], '(')
+		if open < 0 {
+			return "", false
+		}
+		end = open
+		before, ok := cutLastPySpace(s[:open])
+		if !ok {
+			continue
+		}
+		rest, ok := cutDigits(s[open+1:])
+		if !ok {
+			continue
+		}
+		ms := strings.TrimLeft(rest, "m")
+		if len(ms) < len(rest) && strings.HasPrefix(ms, "s)") {
+			return before, true
+		}
+	}
+}
+
+// lighthouseMochaLine is parse_log_lighthouse_mocha's patterns in their order on a stripped
+// line: `✔\s(.*)\s\(\d+m+s\)`, `✔\s(.*)`, `\d+\)\s(.*)\s\(\d+m+s\)`, `\d+\)\s(.*)` (re.match:
+// anchored at the start only). The word is "✔" or ")".
+func lighthouseMochaLine(s string) (word, name string, ok bool) {
+	var rest string
+	if after, found := strings.CutPrefix(s, "✔"); found {
+		word, rest = "✔", after
+	} else if after, found := cutDigits(s); found && strings.HasPrefix(after, ")") {
+		word, rest = ")", after[1:]
+	} else {
+		return "", "", false
+	}
+	if rest, ok = cutPySpace(rest); !ok {
+		return "", "", false
+	}
+	if title, timed := lighthouseTimedTitle(rest); timed {
+		return word, title, true
+	}
+	return word, rest, true
+}
+
+// calypsoLine is parse_log_calypso's reading of a line whose stripped form starts with mark:
+// `^\s+<mark>\s(.*)\(\d+ms\)$` when the line holds a `\(\d+ms\)`, else `^\s+<mark>\s(.*)`;
+// false where the chosen pattern does not match (the official parser raises).
+func calypsoLine(line, mark string) (string, bool) {
+	rest, ok := cutPySpaces(line)
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, mark); !ok {
+		return "", false
+	}
+	if rest, ok = cutPySpace(rest); !ok {
+		return "", false
+	}
+	if !hasCalypsoTiming(line) {
+		return rest, true
+	}
+	// `(.*)\(\d+ms\)$`: the line ends with "(<digits>ms)".
+	inner, ok := strings.CutSuffix(rest, "ms)")
+	if !ok {
+		return "", false
+	}
+	digits := strings.TrimRightFunc(inner, unicode.IsDigit)
+	if len(digits) == len(inner) || !strings.HasSuffix(digits, "(") {
+		return "", false
+	}
+	return digits[:len(digits)-1], true
+}
+
+// hasCalypsoTiming is re.search(r"\(\d+ms\)", line).
+func hasCalypsoTiming(line string) bool {
+	for from := 0; ; {
+		i := strings.Index(line[from:], "ms)")
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		from = at + 1
+		digits := strings.TrimRightFunc(line[:at], unicode.IsDigit)
+		if len(digits) < at && strings.HasSuffix(digits, "(") {
+			return true
+		}
+	}
+}
+
+// plotlyLine is `(\s+)<mark>\s+(.*?)\s+:` at the start of line (mark "-" for a suite, "*" for a
+// test): the indent, the name and the text after the ":".
+func plotlyLine(line string, mark byte) (indent, name, after string, ok bool) {
+	rest, found := cutPySpaces(line)
+	if !found || rest == "" || rest[0] != mark {
+		return "", "", "", false
+	}
+	indent = line[:len(line)-len(rest)]
+	rest = rest[1:]
+	body, found := cutPySpaces(rest)
+	if !found {
+		return "", "", "", false
+	}
+	// The first `\s+` takes the whole run, and the name is the shortest text followed by a
+	// whitespace run and ":"; failing that, the run gives back one character and the name is
+	// empty, when a ":" follows the run.
+	for i := 0; i < len(body); {
+		r, size := utf8.DecodeRuneInString(body[i:])
+		if isPySpace(r) {
+			run := pyLstrip(body[i:])
+			if strings.HasPrefix(run, ":") {
+				return indent, body[:i], run[1:], true
+			}
+			i = len(body) - len(run)
+			continue
+		}
+		i += size
+	}
+	if utf8.RuneCountInString(rest[:len(rest)-len(body)]) >= 2 && strings.HasPrefix(body, ":") {
+		return indent, "", body[1:], true
+	}
+	return "", "", "", false
+}

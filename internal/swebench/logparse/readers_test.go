@@ -21,38 +21,124 @@ type readerCheck struct {
 	stripped bool
 	// starts are what the random lines of this reader may start with.
 	starts []string
+	// official, when pattern is nil, is the official reading of a line.
+	official func(line string) readResult
 }
 
 var readerChecks = []readerCheck{
-	{"jq", pyRe(`^\s*(PASS|FAIL):\s(.+)$`), 1, 2, jqLine, true, []string{"PASS:", "FAIL:", "PASS"}},
-	{"micropython", pyRe(`^(pass|FAIL|skip)\s+(.+)$`), 1, 2, micropythonLine, true, []string{"pass", "FAIL", "skip"}},
-	{"googletest", pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`), 1, 2, googletestLine, true, []string{"[", "[ OK ] ", "[  FAILED  ] ", "x [OK] "}},
-	{"ant", pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`), 1, 2, antLine, true, []string{"[junit] [PASS] ", "[junit]  [ERR]", "[junit] [FAIL]\t"}},
-	{"minitest", pyRe(`^(.+)\. .*=.*(\.|F|E).*$`), 2, 1, minitestLine, true, []string{"T#t", "a. ", "x = ", "T#test_a. = 0.01 s = .", "a. b = E", "c. d=F"}},
-	{"cucumber", pyRe(`^(.*) \.+(\.|F)`), 2, 1, cucumberLine, true, []string{"f", " ..", " .F"}},
-	{"rspec", pyRe(`^(.+) - (passed|failed)`), 2, 1, rspecLine, true, []string{" - passed", "x - failed", "y"}},
-	{"jest_json", pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`), 1, 2, jestJSONLine, true, []string{"[PASSED]", "[FAILED] ", "[PASSED]\u00a0"}},
-	{"tap", pyRe(`^(ok|not ok) (\d+) (.+)$`), 1, 3, tapLine, true, []string{"ok ", "not ok ", "ok 1", "ok \u0663 "}},
-	{"vitest", pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`), 1, 2, vitestLine, true, []string{"✓ ", "× ", "↓\u00a0", "✓"}},
-	{"redis", pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`), 1, 2, redisLine, true, []string{"[ok]: ", "[err]: ", "[skip]:", "[ignore]: "}},
-	{"phpunit test", pyRe(`^\s*([✔✘↩])\s*(.*)$`), 1, 2, phpunitTestLine, false, []string{"✔", " ✘ ", "↩"}},
+	{"jq", pyRe(`^\s*(PASS|FAIL):\s(.+)$`), 1, 2, jqLine, true, []string{"PASS:", "FAIL:", "PASS"}, nil},
+	{"micropython", pyRe(`^(pass|FAIL|skip)\s+(.+)$`), 1, 2, micropythonLine, true, []string{"pass", "FAIL", "skip"}, nil},
+	{"googletest", pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`), 1, 2, googletestLine, true, []string{"[", "[ OK ] ", "[  FAILED  ] ", "x [OK] "}, nil},
+	{"ant", pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`), 1, 2, antLine, true, []string{"[junit] [PASS] ", "[junit]  [ERR]", "[junit] [FAIL]\t"}, nil},
+	{"minitest", pyRe(`^(.+)\. .*=.*(\.|F|E).*$`), 2, 1, minitestLine, true, []string{"T#t", "a. ", "x = ", "T#test_a. = 0.01 s = .", "a. b = E", "c. d=F"}, nil},
+	{"cucumber", pyRe(`^(.*) \.+(\.|F)`), 2, 1, cucumberLine, true, []string{"f", " ..", " .F"}, nil},
+	{"rspec", pyRe(`^(.+) - (passed|failed)`), 2, 1, rspecLine, true, []string{" - passed", "x - failed", "y"}, nil},
+	{"jest_json", pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`), 1, 2, jestJSONLine, true, []string{"[PASSED]", "[FAILED] ", "[PASSED]\u00a0"}, nil},
+	{"tap", pyRe(`^(ok|not ok) (\d+) (.+)$`), 1, 3, tapLine, true, []string{"ok ", "not ok ", "ok 1", "ok \u0663 "}, nil},
+	{"vitest", pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`), 1, 2, vitestLine, true, []string{"✓ ", "× ", "↓\u00a0", "✓"}, nil},
+	{"redis", pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`), 1, 2, redisLine, true, []string{"[ok]: ", "[err]: ", "[skip]:", "[ignore]: "}, nil},
+	{"phpunit test", pyRe(`^\s*([✔✘↩])\s*(.*)$`), 1, 2, phpunitTestLine, false, []string{"✔", " ✘ ", "↩"}, nil},
 	{"phpunit suite", pyRe(`^(\w.+) \(.+\)$`), 0, 1, func(s string) (string, string, bool) {
 		name, ok := phpunitSuiteLine(s)
 		return "", name, ok
-	}, false, []string{"Suite", "é", "_", "1"}},
-	{"carbon", nil, 0, 0, carbonLine, false, []string{"PASS ", "FAIL ", "PASS\t", "FAIL"}},
+	}, false, []string{"Suite", "é", "_", "1"}, nil},
+	{"carbon", nil, 0, 0, carbonLine, false, []string{"PASS ", "FAIL ", "PASS\t", "FAIL"}, firstOfPatterns(carbonPatterns)},
+	{"ruby unit", nil, 0, 0, rubyUnitLine, true, []string{"test: ", "test:", "a:", "t: .", "test: x: E", "x", ": "}, officialRubyUnit},
+	{"gradle result", pyRe(`^([^>].+)\s+(PASSED|FAILED)$`), 2, 1, gradleResultLine, true, []string{">", "a", "C > m", "é", "ab PASSED", "> x FAILED"}, nil},
+	{"gradle test name", pyRe(`^([^>]\S*\s+>\s+\S+)$`), 0, 1, func(s string) (string, string, bool) {
+		return "", s, gradleTestNameLine(s)
+	}, true, []string{"C > ", "C\u00a0>\u00a0", "> ", "a", "é >\t", "Class > "}, nil},
+	{"marked", pyRe(`^\d+\)\s(.*)`), 0, 1, func(s string) (string, string, bool) {
+		name, ok := markedLine(s)
+		return "", name, ok
+	}, false, []string{"1) ", "12)", "\u0663)\u00a0", " 1) ", "1)"}, nil},
+	{"lighthouse mocha", nil, 0, 0, lighthouseMochaLine, true, []string{"✔ ", "✔", "1) ", "12)\u00a0", "✔ x (12ms)", "2) y (3mms)"}, firstOfPatterns(lighthouseMochaPatterns)},
+	{"calypso pass", nil, 0, 0, func(s string) (string, string, bool) {
+		name, ok := calypsoLine(s, "✓")
+		return "", name, ok
+	}, false, []string{"  ✓ ", " ✓", "✓ ", "\u00a0✓\t", "  ✓ x (12ms)", "  ✓ (3ms)"}, officialCalypso("✓")},
+	{"next failure", pyRe(`^.*?✗\s*(.*)`), 0, 1, func(s string) (string, string, bool) {
+		_, title, ok := strings.Cut(s, "✗")
+		return "", pyLstrip(title), ok
+	}, false, []string{"✗", " ✗ ", "x ✗\u00a0", "✓"}, nil},
+	{"plotly suite", nil, 0, 0, func(s string) (string, string, bool) {
+		indent, name, _, ok := plotlyLine(s, '-')
+		return indent, name, ok
+	}, false, []string{"  - ", " -", "- ", "\u00a0-\t", "  -  :", " - x :"}, officialPlotly(pyRe(`^(\s+)-\s+(.*?)\s+:`), 1, 2)},
+	{"plotly test", nil, 0, 0, func(s string) (string, string, bool) {
+		_, name, after, ok := plotlyLine(s, '*')
+		return name, pyLstrip(after), ok
+	}, false, []string{"  * ", " *", "* ", "\u00a0*\t", "  *  :", " * x : ok"}, officialPlotly(pyRe(`^(\s+)\*\s+(.*?)\s+:\s*(.*)`), 2, 3)},
 }
 
-// carbonPatterns are parse_log_carbon's patterns, tried in this order; the first that matches
-// gives the status and the name (group 1).
-var carbonPatterns = []struct {
+// firstOfPatterns is the reading of parsers that try patterns in order: the first that matches
+// gives the word and the name (group 1).
+func firstOfPatterns(patterns []wordPattern) func(string) readResult {
+	return func(line string) readResult {
+		for _, p := range patterns {
+			if m := p.re.FindStringSubmatch(line); m != nil {
+				return readResult{p.word, m[1], true}
+			}
+		}
+		return readResult{}
+	}
+}
+
+var rubyUnitPattern = pyRe(`^\s*(?:test: )?(.+):\s+(\.|[EFO](?:$|[^` + pyWord + `]))`)
+
+// officialRubyUnit is `^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`, with \b written out: a letter
+// outcome followed by the end or a non-word character.
+func officialRubyUnit(line string) readResult {
+	m := rubyUnitPattern.FindStringSubmatch(line)
+	if m == nil {
+		return readResult{}
+	}
+	return readResult{m[2][:1], m[1], true}
+}
+
+// officialCalypso is parse_log_calypso's choice of pattern for a line holding mark.
+func officialCalypso(mark string) func(string) readResult {
+	timed, plain, timing := pyRe(`^\s+`+mark+`\s(.*)\(\d+ms\)$`), pyRe(`^\s+`+mark+`\s(.*)`), pyRe(`\(\d+ms\)`)
+	return func(line string) readResult {
+		re := plain
+		if timing.MatchString(line) {
+			re = timed
+		}
+		if m := re.FindStringSubmatch(line); m != nil {
+			return readResult{"", m[1], true}
+		}
+		return readResult{}
+	}
+}
+
+// officialPlotly reads groups word and name of a plotly pattern.
+func officialPlotly(re *regexp.Regexp, word, name int) func(string) readResult {
+	return func(line string) readResult {
+		if m := re.FindStringSubmatch(line); m != nil {
+			return readResult{m[word], m[name], true}
+		}
+		return readResult{}
+	}
+}
+
+// wordPattern is an official pattern and the word its match stands for.
+type wordPattern struct {
 	word string
 	re   *regexp.Regexp
-}{
+}
+
+// carbonPatterns are parse_log_carbon's patterns, tried in this order.
+var carbonPatterns = []wordPattern{
 	{"PASS", pyRe(`^PASS\s(.*)\s\([\d\.]+ms\)`)}, {"PASS", pyRe(`^PASS\s(.*)\s\([\d\.]+\ss\)`)},
 	{"PASS", pyRe(`^PASS\s(.*)\s\([\d\.]+s\)`)}, {"PASS", pyRe(`^PASS\s(.*)`)},
 	{"FAIL", pyRe(`^FAIL\s(.*)\s\([\d\.]+ms\)`)}, {"FAIL", pyRe(`^FAIL\s(.*)\s\([\d\.]+\ss\)`)},
 	{"FAIL", pyRe(`^FAIL\s(.*)\s\([\d\.]+s\)`)}, {"FAIL", pyRe(`^FAIL\s(.*)`)},
+}
+
+// lighthouseMochaPatterns are parse_log_lighthouse_mocha's patterns (re.match), in order.
+var lighthouseMochaPatterns = []wordPattern{
+	{"✔", pyRe(`^✔\s(.*)\s\(\d+m+s\)`)}, {"✔", pyRe(`^✔\s(.*)`)},
+	{")", pyRe(`^\d+\)\s(.*)\s\(\d+m+s\)`)}, {")", pyRe(`^\d+\)\s(.*)`)},
 }
 
 type readResult struct {
@@ -60,14 +146,9 @@ type readResult struct {
 	OK         bool
 }
 
-func (c readerCheck) official(line string) readResult {
-	if c.pattern == nil { // carbon
-		for _, p := range carbonPatterns {
-			if m := p.re.FindStringSubmatch(line); m != nil {
-				return readResult{p.word, m[1], true}
-			}
-		}
-		return readResult{}
+func (c readerCheck) officialRead(line string) readResult {
+	if c.pattern == nil {
+		return c.official(line)
 	}
 	m := c.pattern.FindStringSubmatch(line)
 	if m == nil {
@@ -85,7 +166,7 @@ func (c readerCheck) official(line string) readResult {
 var readerPieces = []string{" ", " ", "  ", "\t", "\u00a0", "\u2003", "\x1c", "\v", "(", ")", "[", "]", ":", ".", "..", "=",
 	"F", "E", "O", "ok", "ms", "s", " s", "m", "12", "3.5", "\u0663", "x", "é", "漢", "in", " in ", "file.tcl", "PASS", "FAIL",
 	"OK", "FAILED", "ERR", " - ", "passed", "failed", "✓", "×", "↓", "✔", "✘", "↩", "[skipped]", " (12 ms)", " (3 s)", " (1.2s)",
-	" (5ms)", "[junit]", "[PASS]", "# ", "test", ")", "("}
+	" (5ms)", "[junit]", "[PASS]", "# ", "test", ")", "(", "test: ", ">", " > ", "-", "*", " : ", "(12ms)", "(3mms)", "✕", "✗", "\r", " ..", " .F"}
 
 // goldenLines are the lines of every golden log (both folders).
 func goldenLines(t *testing.T) []string {
@@ -117,7 +198,7 @@ func TestReadersEqualTheOfficialPatterns(t *testing.T) {
 				if c.stripped {
 					line = pyStrip(line)
 				}
-				want := c.official(line)
+				want := c.officialRead(line)
 				word, name, ok := c.read(line)
 				got := readResult{word, name, ok}
 				if !ok {
