@@ -110,13 +110,13 @@ func parseRedis(log string) Statuses {
 }
 
 var (
-	parseJQ          = readerParser(jqLine, "", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
-	parseMicropython = readerParser(micropythonLine, "", map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
-	parseGoogleTest  = readerParser(googletestLine, "]", map[string]testresults.Status{"OK": passed, "FAILED": failed})
-	parseAnt         = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
-	parseMinitest    = readerParser(minitestLine, "=", map[string]testresults.Status{".": passed, "F": failed, "E": failed})
-	parseCucumber    = readerParser(cucumberLine, " .", map[string]testresults.Status{".": passed, "F": failed})
-	parseRubyUnit    = readerParser(rubyUnitLine, ":", rubyUnitOutcomes)
+	parseJQ                   = readerParser(jqLine, "", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
+	parseMicropython          = readerParser(micropythonLine, "", map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
+	parseGoogleTest           = readerParser(googletestLine, "]", map[string]testresults.Status{"OK": passed, "FAILED": failed})
+	parseAnt                  = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
+	parseMinitest             = readerParser(minitestLine, "=", map[string]testresults.Status{".": passed, "F": failed, "E": failed})
+	parseCucumber             = readerParser(cucumberLine, " .", map[string]testresults.Status{".": passed, "F": failed})
+	parseRubyUnit             = readerParser(rubyUnitLine, ":", rubyUnitOutcomes)
 	parseRspecTransformedJSON = readerParser(rspecLine, " - ", map[string]testresults.Status{"passed": passed, "failed": failed})
 	parseGradle41             = readerParser(gradleResultLine, "", gradleStatus)
 )
