@@ -531,7 +531,6 @@ func parseGrommet(log string) Statuses {
 }
 
 var (
-	nextAssertion = regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#(?s:.)*?\n\n`)
 	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
 )
 
@@ -544,7 +543,8 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	}
 	out := Statuses{}
 	var suite suiteStack
-	log = nextAssertion.ReplaceAllLiteralString(ansiEscape(log), "")
+	log = ansiEscape(log)
+	log = removeMatches(log, nextAssertions(log))
 	runs := strings.Split(log, " xvfb-run ")
 	for _, run := range runs[1:] {
 		browser := strings.Split(run, "Starting browser Chrome")
@@ -568,6 +568,47 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 		}
 	}
 	return out
+}
+
+// nextAssertions is the matches of `AssertionError:\s+#([\s\S]*?)\n\n` in s: from each
+// "AssertionError:", whitespace, "#", and the text up to the first blank line.
+func nextAssertions(s string) [][]int {
+	var out [][]int
+	for from := 0; ; {
+		i := strings.Index(s[from:], "AssertionError:")
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		from = at + len("AssertionError:")
+		body, ok := cutPySpaces(s[from:])
+		if !ok || !strings.HasPrefix(body, "#") {
+			continue
+		}
+		hash := len(s) - len(body)
+		blank := strings.Index(s[hash+1:], "\n\n")
+		if blank < 0 {
+			return out // no later match can end either
+		}
+		from = hash + 1 + blank + 2
+		out = append(out, []int{at, from, hash + 1, hash + 1 + blank})
+	}
+}
+
+// removeMatches is s without the text of each match (re.sub(pattern, "", s)).
+func removeMatches(s string, matches [][]int) string {
+	if len(matches) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 func parseNextV2(log string) Statuses {
@@ -612,10 +653,55 @@ func parseCypress(log string) Statuses {
 	return out
 }
 
-var (
-	lighthouseRuns    = pyRe(`running\s\d+\stest\sfiles`)
-	lighthousePassing = pyRe(`\d+\spassing`)
-)
+// lighthouseRunMatches is the matches of `running\s\d+\stest\sfiles` in log, found from each
+// "running".
+func lighthouseRunMatches(log string) [][]int {
+	var out [][]int
+	for from := 0; ; {
+		i := strings.Index(log[from:], "running")
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		from = at + len("running")
+		p := pySpaces(log, from, 1)
+		if p < 0 {
+			continue
+		}
+		if p = pyDigitsEnd(log, p); p < 0 {
+			continue
+		}
+		if p = pySpaces(log, p, 1); p < 0 || !strings.HasPrefix(log[p:], "test") {
+			continue
+		}
+		if p = pySpaces(log, p+len("test"), 1); p < 0 || !strings.HasPrefix(log[p:], "files") {
+			continue
+		}
+		from = p + len("files")
+		out = append(out, []int{at, from})
+	}
+}
+
+// lighthousePassing is the first match of `\d+\spassing` in s (nil if none): the digits before
+// the whitespace before the first "passing" that has both.
+func lighthousePassing(s string) []int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "passing")
+		if i < 0 {
+			return nil
+		}
+		at := from + i
+		from = at + 1
+		r, size := utf8.DecodeLastRuneInString(s[:at])
+		if !isPySpace(r) {
+			continue
+		}
+		digits := strings.TrimRightFunc(s[:at-size], unicode.IsDigit)
+		if len(digits) < at-size {
+			return []int{len(digits), at + len("passing")}
+		}
+	}
+}
 
 // parseLighthouse picks by the instance's version: 9.5, 10.0 and 10.2 read mocha's spec output,
 // other versions from 3 on Jest's per-file lines (parseCarbon), older ones mocha's JSON report.
@@ -647,9 +733,12 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 
 func parseLighthouseMocha(log string) Statuses {
 	out := Statuses{}
-	runs := pySplit(lighthouseRuns, log)
+	runs := pySplitAt(log, lighthouseRunMatches(log))
 	for _, run := range runs[1:] {
-		run = pyStrip(pySplit(lighthousePassing, run)[0])
+		if m := lighthousePassing(run); m != nil {
+			run = run[:m[0]]
+		}
+		run = pyStrip(run)
 		var suite suiteStack
 		for line := range lineSeq(run) {
 			word, title, ok := lighthouseMochaLine(pyStrip(line))
@@ -726,24 +815,28 @@ func parsePlotlyJS(log string) Statuses {
 	var suite []string
 	suiteIndent := 0
 	for line := range lineSeq(log) {
-		// `(\s+)-\s+(.*?)\s+:` and `(\s+)\*\s+(.*?)\s+:\s*(.*)`
-		if indent, name, _, ok := plotlyLine(line, '-'); ok {
-			if utf8.RuneCountInString(indent) <= suiteIndent {
-				suite = nil
-			}
-			suite = append(suite[:len(suite):len(suite)], name)
-			suiteIndent = utf8.RuneCountInString(indent)
+		// `(\s+)-\s+(.*?)\s+:` and `(\s+)\*\s+(.*?)\s+:\s*(.*)`: an indented "-" or "*".
+		rest := pyLstrip(line)
+		if len(rest) == len(line) || rest == "" || rest[0] != '-' && rest[0] != '*' {
 			continue
 		}
-		indent, name, after, ok := plotlyLine(line, '*')
+		indent, name, after, ok := plotlyLine(line, rest[0])
 		if !ok {
 			continue
 		}
 		if utf8.RuneCountInString(indent) <= suiteIndent {
-			suite = nil
+			suite = suite[:0]
+		}
+		if rest[0] == '-' {
+			suite = append(suite, name)
+			suiteIndent = utf8.RuneCountInString(indent)
+			continue
 		}
 		status := strings.ToLower(pyLstrip(after))
-		id := strings.Join(append(suite[:len(suite):len(suite)], name), ".")
+		id := name
+		if len(suite) > 0 {
+			id = strings.Join(suite, ".") + "." + name
+		}
 		if !strings.Contains(status, "ok") || strings.Contains(status, "failed") {
 			out[id] = failed
 		} else {

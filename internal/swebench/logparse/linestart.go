@@ -45,8 +45,8 @@ func pySpaces(s string, at, n int) int {
 	return at
 }
 
-// pyDigitsParen is the end of `\d+\)` from at, -1 if absent.
-func pyDigitsParen(s string, at int) int {
+// pyDigitsEnd is the end of `\d+` from at, -1 if absent.
+func pyDigitsEnd(s string, at int) int {
 	start := at
 	for at < len(s) {
 		r, size := utf8.DecodeRuneInString(s[at:])
@@ -55,7 +55,16 @@ func pyDigitsParen(s string, at int) int {
 		}
 		at += size
 	}
-	if at == start || at >= len(s) || s[at] != ')' {
+	if at == start {
+		return -1
+	}
+	return at
+}
+
+// pyDigitsParen is the end of `\d+\)` from at, -1 if absent.
+func pyDigitsParen(s string, at int) int {
+	at = pyDigitsEnd(s, at)
+	if at < 0 || at >= len(s) || s[at] != ')' {
 		return -1
 	}
 	return at + 1
