@@ -531,7 +531,7 @@ func parseGrommet(log string) Statuses {
 }
 
 var (
-	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
+	nextSuites = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
 )
 
 // parseNext is alibaba-fusion/next's parser: version 1.27 reads mocha's spec output per
