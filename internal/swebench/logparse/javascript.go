@@ -42,20 +42,13 @@ func (s *suiteStack) adjust(line string) {
 	*s = append(*s, suiteLevel{pyStrip(line), indent})
 }
 
-// join is " - ".join of the suite names and title (sep between them), built in one copy.
-func (s suiteStack) join(title, sep string) string {
-	n := len(title) + len(s)*len(sep)
+// appendJoin appends sep.join(suite names + [title]) to b.
+func (s suiteStack) appendJoin(b []byte, title, sep string) []byte {
 	for _, l := range s {
-		n += len(l.name)
+		b = append(b, l.name...)
+		b = append(b, sep...)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, l := range s {
-		b.WriteString(l.name)
-		b.WriteString(sep)
-	}
-	b.WriteString(title)
-	return b.String()
+	return append(b, title...)
 }
 
 // parseCalypso: results after each " ./node_modules/.bin/jest " up to "Test Suites" or the
@@ -65,7 +58,8 @@ func (s suiteStack) join(title, sep string) string {
 func parseCalypso(log string) Statuses {
 	out := Statuses{}
 	var suite suiteStack
-	runs := strings.Split(log, " ./node_modules/.bin/jest ")
+	var id []byte
+	runs := pySplitString(log, " ./node_modules/.bin/jest ")
 	for _, run := range runs[1:] {
 		for line := range lineSeq(run) {
 			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
@@ -87,11 +81,13 @@ func parseCalypso(log string) Statuses {
 			if !ok {
 				return nil
 			}
-			name := " - " + title // " - ".join([" - ".join(suite), title])
+			// " - ".join([" - ".join(suite), title]).strip()
 			if len(suite) > 0 {
-				name = suite.join(title, " - ")
+				id = suite.appendJoin(id[:0], title, " - ")
+			} else {
+				id = append(append(id[:0], " - "...), title...)
 			}
-			out[pyStrip(name)] = status
+			setStatus(out, pyStripBytes(id), status)
 		}
 	}
 	return out
@@ -410,7 +406,7 @@ const prismTestCommand = "./node_modules/.bin/mocha tests/run.js --reporter json
 // json.loads refuses raises there: no results here.
 func parsePrismJS(log string) Statuses {
 	out := Statuses{}
-	runs := strings.Split(log, prismTestCommand)
+	runs := pySplitString(log, prismTestCommand)
 	for _, run := range runs[1:] {
 		report := "{" + pyRsplitFirst(pySplitLast(run, "{"), "}") + "}"
 		var fields map[string]json.RawMessage
@@ -530,6 +526,22 @@ func parseGrommet(log string) Statuses {
 	return out
 }
 
+// lowerContains is strings.Contains(strings.ToLower(s), word) for a lower-case ASCII word, without
+// the copy when s is ASCII.
+func lowerContains(s, word string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), word)
+		}
+	}
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	nextSuites = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
 )
@@ -543,9 +555,10 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	}
 	out := Statuses{}
 	var suite suiteStack
+	var id []byte
 	log = ansiEscape(log)
 	log = removeMatches(log, nextAssertions(log))
-	runs := strings.Split(log, " xvfb-run ")
+	runs := pySplitString(log, " xvfb-run ")
 	for _, run := range runs[1:] {
 		browser := strings.Split(run, "Starting browser Chrome")
 		for line := range lineSeq(browser[len(browser)-1]) {
@@ -559,9 +572,11 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 			}
 			// `.*?✗\s*(.*)`, then `.*?✓\s*(.*)`: the text after the first mark, less whitespace.
 			if _, title, found := strings.Cut(line, "✗"); found {
-				out[suite.join(pyLstrip(title), " - ")] = failed
+				id = suite.appendJoin(id[:0], pyLstrip(title), " - ")
+				setStatus(out, id, failed)
 			} else if _, title, found := strings.Cut(line, "✓"); found {
-				out[suite.join(pyLstrip(title), " - ")] = passed
+				id = suite.appendJoin(id[:0], pyLstrip(title), " - ")
+				setStatus(out, id, passed)
 			} else {
 				suite.adjust(line)
 			}
@@ -641,7 +656,7 @@ func pySplitAfterLast(s, sep string) string {
 // the passes, then of the failures.
 func parseCypress(log string) Statuses {
 	out := Statuses{}
-	pieces := strings.Split(log, "../..")
+	pieces := pySplitString(log, "../..")
 	for _, piece := range pieces[:len(pieces)-1] {
 		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")) {
 			out[m[1]] = passed
@@ -719,7 +734,7 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 		return parseCarbon(log)
 	}
 	out := Statuses{}
-	runs := strings.Split(log, "./node_modules/.bin/mocha --reporter json")
+	runs := pySplitString(log, "./node_modules/.bin/mocha --reporter json")
 	for _, run := range runs[1:] {
 		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")) {
 			out[m[1]] = passed
@@ -733,6 +748,7 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 
 func parseLighthouseMocha(log string) Statuses {
 	out := Statuses{}
+	var id []byte
 	runs := pySplitAt(log, lighthouseRunMatches(log))
 	for _, run := range runs[1:] {
 		if m := lighthousePassing(run); m != nil {
@@ -742,13 +758,15 @@ func parseLighthouseMocha(log string) Statuses {
 		var suite suiteStack
 		for line := range lineSeq(run) {
 			word, title, ok := lighthouseMochaLine(pyStrip(line))
-			switch {
-			case !ok:
+			if !ok {
 				suite.adjust(line)
-			case word == "✔":
-				out[suite.join(title, " - ")] = passed
-			default:
-				out[suite.join(title, " - ")] = failed
+				continue
+			}
+			id = suite.appendJoin(id[:0], title, " - ")
+			if word == "✔" {
+				setStatus(out, id, passed)
+			} else {
+				setStatus(out, id, failed)
 			}
 		}
 	}
@@ -813,6 +831,7 @@ func parseQuartoCLI(log string) Statuses {
 func parsePlotlyJS(log string) Statuses {
 	out := Statuses{}
 	var suite []string
+	var id []byte // the suite names, each followed by ".", then the test's name
 	suiteIndent := 0
 	for line := range lineSeq(log) {
 		// `(\s+)-\s+(.*?)\s+:` and `(\s+)\*\s+(.*?)\s+:\s*(.*)`: an indented "-" or "*".
@@ -832,15 +851,15 @@ func parsePlotlyJS(log string) Statuses {
 			suiteIndent = utf8.RuneCountInString(indent)
 			continue
 		}
-		status := strings.ToLower(pyLstrip(after))
-		id := name
-		if len(suite) > 0 {
-			id = strings.Join(suite, ".") + "." + name
+		id = id[:0]
+		for _, s := range suite {
+			id = append(append(id, s...), '.')
 		}
-		if !strings.Contains(status, "ok") || strings.Contains(status, "failed") {
-			out[id] = failed
+		id = append(id, name...)
+		if !lowerContains(after, "ok") || lowerContains(after, "failed") {
+			setStatus(out, id, failed)
 		} else {
-			out[id] = passed
+			setStatus(out, id, passed)
 		}
 	}
 	return out

@@ -90,13 +90,28 @@ func pyStrip(s string) string {
 	return testresults.PyStrip(s)
 }
 
+// isASCIIPySpace is isPySpace for a byte below utf8.RuneSelf.
+func isASCIIPySpace(c byte) bool { return c == ' ' || c-'\t' <= '\r'-'\t' || c-0x1c <= 0x1f-0x1c }
+
 // pyLstrip is Python's str.lstrip().
 func pyLstrip(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf {
 			return strings.TrimLeftFunc(s[i:], isPySpace)
-		} else if !isPySpace(rune(c)) {
+		} else if !isASCIIPySpace(c) {
 			return s[i:]
+		}
+	}
+	return ""
+}
+
+// pyRstrip is Python's str.rstrip().
+func pyRstrip(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.TrimRightFunc(s[:i+1], isPySpace)
+		} else if !isASCIIPySpace(c) {
+			return s[:i+1]
 		}
 	}
 	return ""
@@ -211,4 +226,62 @@ func pySplitLast(s, sep string) string {
 		return after
 	}
 	return s
+}
+
+// pySplitString is Python's s.split(sep) (strings.Split), in one pass that looks for sep from
+// its first byte that is not a letter, digit, space or ".": rarer in logs than the first byte
+// of " ./node_modules/.bin/jest ", which strings.Index would look for.
+func pySplitString(s, sep string) []string {
+	anchor := 0
+	for i := 0; i < len(sep); i++ {
+		if c := sep[i] | 0x20; !(c >= 'a' && c <= 'z' || sep[i] >= '0' && sep[i] <= '9' || sep[i] == ' ' || sep[i] == '.') {
+			anchor = i
+			break
+		}
+	}
+	var out []string
+	last := 0
+	for from := anchor; from <= len(s); {
+		i := strings.Index(s[from:], sep[anchor:])
+		if i < 0 {
+			break
+		}
+		at := from + i - anchor
+		from += i + 1
+		if at < last || s[at:at+anchor] != sep[:anchor] {
+			continue
+		}
+		out = append(out, s[last:at])
+		last = at + len(sep)
+		from = last + anchor
+	}
+	return append(out, s[last:])
+}
+
+// setStatus is out[string(id)] = status, copying id into a new key only when the id is new or
+// its status changes (an id seen before is looked up without a copy).
+func setStatus(out Statuses, id []byte, status testresults.Status) {
+	if old, ok := out[string(id)]; ok && old == status {
+		return
+	}
+	out[string(id)] = status
+}
+
+// pyStripBytes is pyStrip on bytes.
+func pyStripBytes(b []byte) []byte {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if !isPySpace(r) {
+			break
+		}
+		b = b[size:]
+	}
+	for len(b) > 0 {
+		r, size := utf8.DecodeLastRune(b)
+		if !isPySpace(r) {
+			break
+		}
+		b = b[:len(b)-size]
+	}
+	return b
 }

@@ -616,19 +616,18 @@ func plotlyLine(line string, mark byte) (indent, name, after string, ok bool) {
 		return "", "", "", false
 	}
 	// The first `\s+` takes the whole run, and the name is the shortest text followed by a
-	// whitespace run and ":"; failing that, the run gives back one character and the name is
-	// empty, when a ":" follows the run.
-	for i := 0; i < len(body); {
-		r, size := utf8.DecodeRuneInString(body[i:])
-		if isPySpace(r) {
-			run := pyLstrip(body[i:])
-			if strings.HasPrefix(run, ":") {
-				return indent, body[:i], run[1:], true
-			}
-			i = len(body) - len(run)
-			continue
+	// whitespace run and ":": up to the run before the first ":" that follows whitespace. Failing
+	// that, the run gives back one character and the name is empty, when a ":" follows the run.
+	for from := 1; from < len(body); {
+		c := strings.IndexByte(body[from:], ':')
+		if c < 0 {
+			break
 		}
-		i += size
+		c += from
+		from = c + 1
+		if before := pyRstrip(body[:c]); len(before) < c {
+			return indent, before, body[c+1:], true
+		}
 	}
 	if utf8.RuneCountInString(rest[:len(rest)-len(body)]) >= 2 && strings.HasPrefix(body, ":") {
 		return indent, "", body[1:], true

@@ -302,3 +302,47 @@ func TestJestFileResultsEqualTheOfficialSearch(t *testing.T) {
 		t.Errorf("only %d results: draw logs that hold more", found)
 	}
 }
+
+// TestStringHelpersEqualTheirReferences compares pySplitString with strings.Split, pyStripBytes
+// with pyStrip and lowerContains with strings.Contains(strings.ToLower(s), word), on random texts.
+func TestStringHelpersEqualTheirReferences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(90, 91))
+	seps := []string{" ./node_modules/.bin/jest ", " xvfb-run ", "../..", "Starting browser Chrome", prismTestCommand, "aa"}
+	pieces := append([]string{"..", "/", " ./node_modules/.bin/jest", " xvfb-run", "../", "Starting browser", " Chrome",
+		"./node_modules/.bin/mocha", "a", "aa", "OK", "Ok", "oK", "FAILED", "Failed", "\u212a", "\u0130", "ÖK"}, readerPieces...)
+	split, lowered := 0, 0
+	for range 100000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) == 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+		}
+		s := b.String()
+		sep := seps[rng.IntN(len(seps))]
+		want := strings.Split(s, sep)
+		if diff := cmp.Diff(want, pySplitString(s, sep)); diff != "" {
+			t.Fatalf("%q split on %q (-strings.Split +ours):\n%s", s, sep, diff)
+		}
+		if len(want) > 1 {
+			split++
+		}
+		if got := string(pyStripBytes([]byte(s))); got != pyStrip(s) {
+			t.Fatalf("%q: pyStrip %q, pyStripBytes %q", s, pyStrip(s), got)
+		}
+		for _, word := range []string{"ok", "failed"} {
+			want := strings.Contains(strings.ToLower(s), word)
+			if got := lowerContains(s, word); got != want {
+				t.Fatalf("%q holds %q in lower case: %v, lowerContains says %v", s, word, want, got)
+			}
+			if want {
+				lowered++
+			}
+		}
+	}
+	t.Logf("%d texts split, %d words found", split, lowered)
+	if split < 10000 || lowered < 10000 {
+		t.Errorf("only %d splits and %d words: draw texts that hold more", split, lowered)
+	}
+}
