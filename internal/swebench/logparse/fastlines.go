@@ -62,7 +62,7 @@ func cargoLine(line string) (name, outcome string, ok bool) {
 	if rest, ok = cutPySpaces(rest); !ok {
 		return "", "", false
 	}
-	end := strings.IndexFunc(rest, isPySpace)
+	end := indexPySpace(rest)
 	if end <= 0 {
 		return "", "", false
 	}
@@ -71,7 +71,7 @@ func cargoLine(line string) (name, outcome string, ok bool) {
 	if rest, found = strings.CutPrefix(rest, "..."); !found {
 		return "", "", false
 	}
-	if outcome, ok = cutPySpaces(rest); !ok || outcome == "" || strings.IndexFunc(outcome, func(r rune) bool { return !isPyWord(r) }) >= 0 {
+	if outcome, ok = cutPySpaces(rest); !ok || !isPyWordString(outcome) {
 		return "", "", false
 	}
 	return name, outcome, true
@@ -98,7 +98,7 @@ func parseCargoOfficial(log string) Statuses {
 // and the title, less a final " (12 ms)" when the title keeps at least one character.
 func jestLineOf(line string) (mark rune, title string, ok bool) {
 	mark, size := utf8.DecodeRuneInString(line)
-	if _, known := jestMarks[string(mark)]; !known {
+	if _, known := jestMark(mark); !known {
 		return 0, "", false
 	}
 	space, spaceSize := utf8.DecodeRuneInString(line[size:])

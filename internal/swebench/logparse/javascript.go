@@ -261,14 +261,26 @@ func parseCarbon(log string) Statuses {
 	return out
 }
 
-var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○": skipped}
+// jestMark is the status of a verbose Jest mark; false for another character.
+func jestMark(mark rune) (testresults.Status, bool) {
+	switch mark {
+	case '✓':
+		return passed, true
+	case '✕':
+		return failed, true
+	case '○':
+		return skipped, true
+	}
+	return "", false
+}
 
 // parseJestOfficial is parse_log_jest: verbose Jest marks on the stripped line, the title as the
 // id. 5 strips the title; 4.1 keeps the space before a " (12 ms)" that follows two spaces.
 func parseJestOfficial(log string, stripTitle bool) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if !strings.ContainsAny(line, "✓✕○") {
+		// Each mark is three bytes starting 0xE2: a cheaper filter than looking for the marks.
+		if strings.IndexByte(line, 0xe2) < 0 {
 			continue
 		}
 		mark, name, ok := jestLineOf(pyStrip(line))
@@ -278,7 +290,7 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 		if stripTitle {
 			name = pyStrip(name)
 		}
-		out[name] = jestMarks[string(mark)]
+		out[name], _ = jestMark(mark)
 	}
 	return out
 }
@@ -505,10 +517,10 @@ func parseOpenLayers(log string) Statuses {
 // file that both failed and passed is PASSED).
 func parseEmotion(log string) Statuses {
 	out := Statuses{}
-	for _, name := range jestFileResults(log, "FAIL") {
+	for name := range jestFileResults(log, "FAIL") {
 		out[pyStrip(name)] = failed
 	}
-	for _, name := range jestFileResults(log, "PASS") {
+	for name := range jestFileResults(log, "PASS") {
 		out[pyStrip(name)] = passed
 	}
 	return out
@@ -517,10 +529,10 @@ func parseEmotion(log string) Statuses {
 // parseGrommet is parseEmotion with a trailing " (1.2 s)" timing dropped.
 func parseGrommet(log string) Statuses {
 	out := Statuses{}
-	for _, name := range jestFileResults(log, "FAIL") {
+	for name := range jestFileResults(log, "FAIL") {
 		out[withoutGrommetTime(pyStrip(name))] = failed
 	}
-	for _, name := range jestFileResults(log, "PASS") {
+	for name := range jestFileResults(log, "PASS") {
 		out[withoutGrommetTime(pyStrip(name))] = passed
 	}
 	return out

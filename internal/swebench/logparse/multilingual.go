@@ -160,29 +160,27 @@ var mavenStatus = map[string]testresults.Status{"SUCCESS": passed, "FAILURE": fa
 
 // mavenTestName is the official `^.*-Dtest=(\S+).*$` on a stripped line: the run of
 // non-whitespace after the last "-Dtest=" that has one.
-func mavenTestName(line string) (string, bool) {
-	for end := len(line); ; {
-		i := strings.LastIndex(line[:end], "-Dtest=")
+func mavenTestName(line string) (name string, ok bool) {
+	for from := 0; ; {
+		i := strings.Index(line[from:], "-Dtest=")
 		if i < 0 {
-			return "", false
+			return name, ok
 		}
-		rest := line[i+len("-Dtest="):]
-		if n := strings.IndexFunc(rest, isPySpace); n != 0 {
+		rest := line[from+i+len("-Dtest="):]
+		from += i + len("-Dtest=")
+		if n := indexPySpace(rest); n != 0 && rest != "" {
 			if n < 0 {
 				n = len(rest)
 			}
-			return rest[:n], true
+			name, ok = rest[:n], true
 		}
-		end = i // "-Dtest=" cannot overlap itself, so an earlier one ends before i
 	}
 }
 
 // mavenResult is the official `^.*BUILD (SUCCESS|FAILURE)$` on a stripped line.
 func mavenResult(line string) (string, bool) {
-	for _, word := range []string{"SUCCESS", "FAILURE"} {
-		if strings.HasSuffix(line, "BUILD "+word) {
-			return word, true
-		}
+	if strings.HasSuffix(line, "BUILD SUCCESS") || strings.HasSuffix(line, "BUILD FAILURE") {
+		return line[len(line)-len("SUCCESS"):], true
 	}
 	return "", false
 }
@@ -196,7 +194,8 @@ func parseMaven(log string, d Dialect) Statuses {
 	current := "---NO TEST NAME FOUND YET---"
 	var pending, unmatched []string
 	for line := range lineSeq(log) {
-		if !strings.Contains(line, "-Dtest=") && !strings.Contains(line, "BUILD ") {
+		// A result line ends with "SUCCESS" or "FAILURE" once stripped.
+		if end := pyRstrip(line); !strings.Contains(line, "-Dtest=") && !strings.HasSuffix(end, "SUCCESS") && !strings.HasSuffix(end, "FAILURE") {
 			continue
 		}
 		line = pyStrip(line)

@@ -105,6 +105,33 @@ func pyLstrip(s string) string {
 	return ""
 }
 
+// indexPySpace is strings.IndexFunc(s, isPySpace), with ASCII read byte by byte.
+func indexPySpace(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			if j := strings.IndexFunc(s[i:], isPySpace); j >= 0 {
+				return i + j
+			}
+			return -1
+		} else if isASCIIPySpace(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isPyWordString reports whether s is one or more of Python's \w characters.
+func isPyWordString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.IndexFunc(s[i:], func(r rune) bool { return !isPyWord(r) }) < 0
+		} else if !(c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // pyRstrip is Python's str.rstrip().
 func pyRstrip(s string) string {
 	for i := len(s) - 1; i >= 0; i-- {

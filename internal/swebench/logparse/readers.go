@@ -1,6 +1,7 @@
 package logparse
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -166,16 +167,19 @@ func cucumberLine(s string) (outcome, name string, ok bool) {
 // rspecLine is `^(.+) - (passed|failed)`, stripped: the last " - passed" or " - failed" that
 // does not start the line.
 func rspecLine(s string) (outcome, name string, ok bool) {
-	at, word := -1, ""
-	for _, w := range []string{"passed", "failed"} {
-		if i := strings.LastIndex(s, " - "+w); i > at {
-			at, word = i, w
+	for end := len(s); ; {
+		dash := strings.LastIndexByte(s[:end], '-')
+		if dash < 2 {
+			return "", "", false
+		}
+		end = dash
+		if s[dash-1] != ' ' || !strings.HasPrefix(s[dash+1:], " ") {
+			continue
+		}
+		if word := s[dash+2:]; strings.HasPrefix(word, "passed") || strings.HasPrefix(word, "failed") {
+			return word[:6], s[:dash-1], true
 		}
 	}
-	if at < 1 {
-		return "", "", false
-	}
-	return word, s[:at], true
 }
 
 // jestJSONLine is `^\[(PASSED|FAILED)\]\s(.+)$`, stripped.
@@ -345,27 +349,33 @@ func carbonLine(line string) (word, name string, ok bool) {
 
 // jestFileResults is every match's group of `(?m)^<word>\s(.*)` in log, in order: at a line
 // start, word and one whitespace character (a newline too, which makes the group the next line).
-func jestFileResults(log, word string) []string {
-	var out []string
-	for p := 0; p < len(log); {
-		if strings.HasPrefix(log[p:], word) {
-			if rest, ok := cutPySpace(log[p+len(word):]); ok {
-				start := len(log) - len(rest)
-				end := strings.IndexByte(rest, '\n')
-				if end < 0 {
-					end = len(rest)
-				}
-				out = append(out, rest[:end])
-				p = start + end // the next line start is after the match
+func jestFileResults(log, word string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for from := 0; ; {
+			i := strings.Index(log[from:], word)
+			if i < 0 {
+				return
 			}
+			p := from + i
+			from = p + 1
+			if p > 0 && log[p-1] != '\n' {
+				continue
+			}
+			rest, ok := cutPySpace(log[p+len(word):])
+			if !ok {
+				continue
+			}
+			start := len(log) - len(rest)
+			end := strings.IndexByte(rest, '\n')
+			if end < 0 {
+				end = len(rest)
+			}
+			if !yield(rest[:end]) {
+				return
+			}
+			from = start + end // the next match starts after this one
 		}
-		i := strings.IndexByte(log[p:], '\n')
-		if i < 0 {
-			break
-		}
-		p += i + 1
 	}
-	return out
 }
 
 // withoutGrommetTime is re.sub(r"\s\([\d\.]+\s?(?:ms|s)\)$", "", s).

@@ -42,6 +42,15 @@ var readerChecks = []readerCheck{
 		name, ok := phpunitSuiteLine(s)
 		return "", name, ok
 	}, false, []string{"Suite", "é", "_", "1"}, nil},
+	{"cargo", pyRe(`^test\s+(\S+)\s+\.\.\.\s+(\w+)$`), 1, 2, cargoLine, true, []string{"test ", "test\u00a0x ... ", "test a ... ok", "test x\t...\u00a0FAILED"}, nil},
+	{"maven test", pyRe(`^.*-Dtest=(\S+).*$`), 0, 1, func(s string) (string, string, bool) {
+		name, ok := mavenTestName(s)
+		return "", name, ok
+	}, true, []string{"mvn -Dtest=", "-Dtest=a -Dtest=", "x-Dtest=-Dtest=y", "-Dtest= -Dtest=é"}, nil},
+	{"maven result", pyRe(`^.*BUILD (SUCCESS|FAILURE)$`), 1, 0, func(s string) (string, string, bool) {
+		word, ok := mavenResult(s)
+		return word, s, ok
+	}, true, []string{"BUILD SUCCESS", "[INFO] BUILD FAILURE", "BUILD", "x BUILD "}, nil},
 	{"carbon", nil, 0, 0, carbonLine, false, []string{"PASS ", "FAIL ", "PASS\t", "FAIL"}, firstOfPatterns(carbonPatterns)},
 	{"ruby unit", nil, 0, 0, rubyUnitLine, true, []string{"test: ", "test:", "a:", "t: .", "test: x: E", "x", ": "}, officialRubyUnit},
 	{"gradle result", pyRe(`^([^>].+)\s+(PASSED|FAILED)$`), 2, 1, gradleResultLine, true, []string{">", "a", "C > m", "é", "ab PASSED", "> x FAILED"}, nil},
@@ -291,7 +300,7 @@ func TestJestFileResultsEqualTheOfficialSearch(t *testing.T) {
 			for _, m := range official[word].FindAllStringSubmatch(log, -1) {
 				want = append(want, m[1])
 			}
-			if diff := cmp.Diff(want, jestFileResults(log, word)); diff != "" {
+			if diff := cmp.Diff(want, slices.Collect(jestFileResults(log, word))); diff != "" {
 				t.Fatalf("%s in %q (-official +ours):\n%s", word, log, diff)
 			}
 			found += len(want)
