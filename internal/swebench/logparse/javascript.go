@@ -498,7 +498,7 @@ var openlayersFailures = []func(string) [][]int{
 var openlayersLiteralFailures = []*literalRe{
 	newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)).withMatcher(matchOpenLayersChromeHeadless),
 	newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)).withMatcher(matchOpenLayersChrome),
-	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
+	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)).withMatcher(matchOpenLayersCase),
 }
 
 // parseOpenLayers: only failures, from Karma's Chrome lines, mocha's numbered failures and
@@ -555,7 +555,7 @@ func lowerContains(s, word string) bool {
 }
 
 var (
-	nextSuites = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
+	nextSuites = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`)).withMatcher(matchNextSuite)
 )
 
 // parseNext is alibaba-fusion/next's parser: version 1.27 reads mocha's spec output per
@@ -658,7 +658,7 @@ var mochaFullTitle = newLiteralRe(pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)).with
 
 // pySplitAfterLast is Python's s.split(sep)[-1]: the text after the last sep (s without one).
 func pySplitAfterLast(s, sep string) string {
-	if i := strings.LastIndex(s, sep); i >= 0 {
+	if i := lastIndex(s, sep); i >= 0 {
 		return s[i+len(sep):]
 	}
 	return s

@@ -18,6 +18,8 @@ type literalRe struct {
 	// literal begins every match; lineStart: the match must also begin a line ((?m)^literal).
 	literal   string
 	lineStart bool
+	// anchor is the byte of literal looked for (rareByteOf).
+	anchor int
 	// newlines is the most newlines a match can hold.
 	newlines int
 	// match, when set, is a hand-written matcher of the pattern anchored at the window's start
@@ -39,6 +41,7 @@ func newLiteralRe(re *regexp.Regexp) *literalRe {
 	}
 	l := &literalRe{re: re, anchored: regexp.MustCompile(`\A(?:` + re.String() + `)`), newlines: maxNewlines(tree)}
 	l.literal, l.lineStart = leadingLiteral(tree)
+	l.anchor = rareByteOf(l.literal)
 	if l.literal == "" || l.newlines < 0 || hasOp(tree, syntax.OpEndText) {
 		panic("literalRe: " + re.String() + " needs a leading literal and matches of bounded lines")
 	}
@@ -135,11 +138,10 @@ func hasOp(tree *syntax.Regexp, op syntax.Op) bool {
 func (l *literalRe) findAllIndex(log string) [][]int {
 	var out [][]int
 	for pos := 0; pos < len(log); {
-		i := strings.Index(log[pos:], l.literal)
-		if i < 0 {
+		start := indexFrom(log, pos, l.literal, l.anchor)
+		if start < 0 {
 			break
 		}
-		start := pos + i
 		if l.lineStart && start > 0 && log[start-1] != '\n' {
 			pos = start + 1
 			continue

@@ -239,9 +239,64 @@ func lineSeq(s string) iter.Seq[string] {
 	}
 }
 
+// lastIndex is strings.LastIndex for a non-empty sep, stepping back from one occurrence of sep's
+// rarest-looking byte to the previous (strings.LastIndex hashes every byte it passes).
+func lastIndex(s, sep string) int {
+	a := rareByteOf(sep)
+	for end := len(s); ; {
+		i := strings.LastIndexByte(s[:end], sep[a])
+		if i < 0 {
+			return -1
+		}
+		end = i
+		if start := i - a; start >= 0 && start+len(sep) <= len(s) && s[start:start+len(sep)] == sep {
+			return start
+		}
+	}
+}
+
+// rareByteOf is the index of the byte of sep least likely in logs, by a rough rank: a bracket or
+// slash, then a capital letter, then other punctuation than '"', ':', ',' and '.', then the
+// last byte.
+func rareByteOf(sep string) int {
+	best, rank := len(sep)-1, 0
+	for i := 0; i < len(sep); i++ {
+		r := 0
+		switch c := sep[i]; {
+		case strings.IndexByte("[]{}()<>|/\\", c) >= 0:
+			r = 3
+		case c >= 'A' && c <= 'Z':
+			r = 2
+		case c > ' ' && c < utf8.RuneSelf && strings.IndexByte("\":,.", c) < 0 && !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9'):
+			r = 1
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// indexFrom is the first occurrence of sep in s at or after from (-1 if none), found from each
+// occurrence of sep's byte a.
+func indexFrom(s string, from int, sep string, a int) int {
+	for p := from + a; p < len(s); {
+		i := strings.IndexByte(s[p:], sep[a])
+		if i < 0 {
+			return -1
+		}
+		start := p + i - a
+		if start+len(sep) <= len(s) && s[start:start+len(sep)] == sep {
+			return start
+		}
+		p += i + 1
+	}
+	return -1
+}
+
 // pyRsplitFirst is Python's s.rsplit(sep, 1)[0].
 func pyRsplitFirst(s, sep string) string {
-	if i := strings.LastIndex(s, sep); i >= 0 {
+	if i := lastIndex(s, sep); i >= 0 {
 		return s[:i]
 	}
 	return s
@@ -256,33 +311,20 @@ func pySplitLast(s, sep string) string {
 }
 
 // pySplitString is Python's s.split(sep) (strings.Split), in one pass that looks for sep from
-// its first byte that is not a letter, digit, space or ".": rarer in logs than the first byte
-// of " ./node_modules/.bin/jest ", which strings.Index would look for.
+// its rarest-looking byte (strings.Index looks for the first, such as the space of
+// " ./node_modules/.bin/jest ").
 func pySplitString(s, sep string) []string {
-	anchor := 0
-	for i := 0; i < len(sep); i++ {
-		if c := sep[i] | 0x20; !(c >= 'a' && c <= 'z' || sep[i] >= '0' && sep[i] <= '9' || sep[i] == ' ' || sep[i] == '.') {
-			anchor = i
-			break
-		}
-	}
+	anchor := rareByteOf(sep)
 	var out []string
 	last := 0
-	for from := anchor; from <= len(s); {
-		i := strings.Index(s[from:], sep[anchor:])
-		if i < 0 {
-			break
-		}
-		at := from + i - anchor
-		from += i + 1
-		if at < last || s[at:at+anchor] != sep[:anchor] {
-			continue
+	for {
+		at := indexFrom(s, last, sep, anchor)
+		if at < 0 {
+			return append(out, s[last:])
 		}
 		out = append(out, s[last:at])
 		last = at + len(sep)
-		from = last + anchor
 	}
-	return append(out, s[last:])
 }
 
 // setStatus is out[string(id)] = status, copying id into a new key only when the id is new or

@@ -312,13 +312,14 @@ func TestJestFileResultsEqualTheOfficialSearch(t *testing.T) {
 	}
 }
 
-// TestStringHelpersEqualTheirReferences compares pySplitString with strings.Split, pyStripBytes
+// TestStringHelpersEqualTheirReferences compares pySplitString with strings.Split, lastIndex
+// with strings.LastIndex, pyStripBytes
 // with pyStrip and lowerContains with strings.Contains(strings.ToLower(s), word), on random texts.
 func TestStringHelpersEqualTheirReferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(90, 91))
 	seps := []string{" ./node_modules/.bin/jest ", " xvfb-run ", "../..", "Starting browser Chrome", prismTestCommand, "aa"}
 	pieces := append([]string{"..", "/", " ./node_modules/.bin/jest", " xvfb-run", "../", "Starting browser", " Chrome",
-		"./node_modules/.bin/mocha", "a", "aa", "OK", "Ok", "oK", "FAILED", "Failed", "\u212a", "\u0130", "ÖK"}, readerPieces...)
+		"./node_modules/.bin/mocha", "a", "aa", "OK", "Ok", "oK", "FAILED", "Failed", "\u212a", "\u0130", "ÖK", "[", "]", "}", "  ", `"passes": `, "],"}, readerPieces...)
 	split, lowered := 0, 0
 	for range 100000 {
 		var b strings.Builder
@@ -330,6 +331,11 @@ func TestStringHelpersEqualTheirReferences(t *testing.T) {
 		}
 		s := b.String()
 		sep := seps[rng.IntN(len(seps))]
+		for _, last := range append([]string{`  "passes": [`, "  }", "],", "]", "[", "}"}, seps...) {
+			if got, want := lastIndex(s, last), strings.LastIndex(s, last); got != want {
+				t.Fatalf("%q: LastIndex of %q %d, lastIndex %d", s, last, want, got)
+			}
+		}
 		want := strings.Split(s, sep)
 		if diff := cmp.Diff(want, pySplitString(s, sep)); diff != "" {
 			t.Fatalf("%q split on %q (-strings.Split +ours):\n%s", s, sep, diff)
