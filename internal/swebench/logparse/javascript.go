@@ -420,9 +420,18 @@ func parsePrismJS(log string) Statuses {
 	out := Statuses{}
 	runs := pySplitString(log, prismTestCommand)
 	for _, run := range runs[1:] {
-		report := "{" + pyRsplitFirst(pySplitLast(run, "{"), "}") + "}"
+		inner := pyRsplitFirst(pySplitLast(run, "{"), "}")
+		if failures, passes, ok := mochaReportTitles(inner); ok {
+			for _, t := range failures {
+				out[t] = failed
+			}
+			for _, t := range passes {
+				out[t] = passed
+			}
+			continue
+		}
 		var fields map[string]json.RawMessage
-		if json.Unmarshal([]byte(report), &fields) != nil {
+		if json.Unmarshal([]byte("{"+inner+"}"), &fields) != nil {
 			return nil
 		}
 		for _, key := range []string{"failures", "passes"} {
@@ -642,13 +651,16 @@ func parseNextV2(log string) Statuses {
 	out := Statuses{}
 	matches := nextSuites.findAllIndex(log)
 	pieces := pySplitAt(log, matches)
+	var id []byte
 	for i, m := range matches {
 		suite, block := log[m[4]:m[5]], pieces[(i+1)*3]
 		for _, f := range lineStartMatches(block, matchNextFailure) {
-			out[suite+": "+pyStrip(block[f[2]:f[3]])] = failed
+			id = append(append(append(id[:0], suite...), ": "...), pyStrip(block[f[2]:f[3]])...)
+			setStatus(out, id, failed)
 		}
 		for _, p := range lineStartMatches(block, matchNextPass) {
-			out[suite+": "+pyStrip(block[p[2]:p[3]])] = passed
+			id = append(append(append(id[:0], suite...), ": "...), pyStrip(block[p[2]:p[3]])...)
+			setStatus(out, id, passed)
 		}
 	}
 	return out

@@ -133,7 +133,7 @@ func collapseSpace(s string) string {
 	var b strings.Builder
 	copied, inSpace := 0, false
 	for i, r := range s {
-		space := isPySpace(r)
+		space := r < utf8.RuneSelf && isASCIIPySpace(byte(r)) || r >= utf8.RuneSelf && isPySpace(r)
 		switch {
 		case space && !inSpace:
 			if b.Len() == 0 {
