@@ -297,13 +297,13 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 
 // parseJestJSON: "[PASSED] title" / "[FAILED] title" lines written by a jq transform of
 // jest --json.
-var parseJestJSON = readerParser(jestJSONLine, "", map[string]testresults.Status{"PASSED": passed, "FAILED": failed})
+var parseJestJSON = readerParser(jestJSONLine, lineFilter{}, map[string]testresults.Status{"PASSED": passed, "FAILED": failed})
 
 var vitestMarks = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}
 
 // parseVitest: vitest --reporter=verbose marks. A trailing " <number>" (with or without "ms") is
 // taken for a duration and dropped from the title, as officially.
-var parseVitest = readerParser(vitestLine, "", vitestMarks)
+var parseVitest = readerParser(vitestLine, vitestFilter, vitestMarks)
 
 var karmaLine = pyRe(`^(\s*)?([✔✖])?\s(.*)$`)
 
@@ -358,7 +358,7 @@ func parseKarma(log string) Statuses {
 }
 
 // parseTap: TAP "ok 1 title" / "not ok 2 title" lines; the title is the id.
-var parseTap = readerParser(tapLine, "ok ", map[string]testresults.Status{"ok": passed, "not ok": failed})
+var parseTap = readerParser(tapLine, lineFilter{contains: "ok "}, map[string]testresults.Status{"ok": passed, "not ok": failed})
 
 // parseImmutableJS picks Jest's verbose reader for PR 2006 and the jq-transformed JSON reader
 // for PR 2005 (the number after the instance id's last "-"); any other instance raises

@@ -4,8 +4,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
@@ -13,40 +13,39 @@ import (
 // The parsers of SWE-bench's c.py, go.py, java.py, php.py, ruby.py and rust.py, reproduced step
 // by step (see javascript.go). Each reads the line stripped of Python's whitespace unless noted.
 
-// lineParser applies re to every stripped line that contains hint (a cheap filter) and records
-// status(groups) for the id groups[idGroup]; an empty status records nothing.
-func lineParser(re *regexp.Regexp, hint string, idGroup int, status func(m []string) testresults.Status) func(string) Statuses {
-	return func(log string) Statuses {
-		out := Statuses{}
-		for line := range lineSeq(log) {
-			if hint != "" && !strings.Contains(line, hint) {
-				continue
-			}
-			m := re.FindStringSubmatch(pyStrip(line))
-			if m == nil {
-				continue
-			}
-			if s := status(m); s != "" {
-				out[m[idGroup]] = s
+// lineFilter passes over lines that cannot match a reader, without stripping them.
+type lineFilter struct {
+	// contains: text every match holds ("": none).
+	contains string
+	// starts: the ASCII bytes a match can start with once the line is stripped ("": any).
+	starts string
+}
+
+// skips reports that line cannot match: its first character after spaces and tabs is ASCII,
+// not whitespace and not one of starts, or it lacks contains.
+func (f lineFilter) skips(line string) bool {
+	if f.starts != "" {
+		i := 0
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i < len(line) {
+			if c := line[i]; c < utf8.RuneSelf && !isASCIIPySpace(c) && strings.IndexByte(f.starts, c) < 0 {
+				return true
 			}
 		}
-		return out
 	}
+	return f.contains != "" && !strings.Contains(line, f.contains)
 }
 
-// byWord maps the matched word in group g onto a status.
-func byWord(g int, words map[string]testresults.Status) func([]string) testresults.Status {
-	return func(m []string) testresults.Status { return words[m[g]] }
-}
-
-// readerParser applies read to every stripped line that contains hint (a cheap filter) and
-// records words[word] for the name it reads; a word words lacks records nothing.
-func readerParser(read func(string) (word, name string, ok bool), hint string, words map[string]testresults.Status) func(string) Statuses {
+// readerParser applies read to every stripped line that filter does not skip and records
+// words[word] for the name it reads; a word words lacks records nothing.
+func readerParser(read func(string) (word, name string, ok bool), filter lineFilter, words map[string]testresults.Status) func(string) Statuses {
 	table := wordTableOf(words)
 	return func(log string) Statuses {
 		out := Statuses{}
 		for line := range lineSeq(log) {
-			if hint != "" && !strings.Contains(line, hint) {
+			if filter.skips(line) {
 				continue
 			}
 			if word, name, ok := read(pyStrip(line)); ok {
@@ -94,7 +93,7 @@ var redisWords = map[string]testresults.Status{"ok": passed, "err": failed, "ski
 func parseRedis(log string) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if !strings.Contains(line, "]:") {
+		if redisFilter.skips(line) {
 			continue
 		}
 		word, name, ok := redisLine(pyStrip(line))
@@ -109,16 +108,24 @@ func parseRedis(log string) Statuses {
 	return out
 }
 
+// The filters of the readers whose matches start with a known character (TestLineFiltersPassEveryMatch).
 var (
-	parseJQ                   = readerParser(jqLine, "", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
-	parseMicropython          = readerParser(micropythonLine, "", map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
-	parseGoogleTest           = readerParser(googletestLine, "]", map[string]testresults.Status{"OK": passed, "FAILED": failed})
-	parseAnt                  = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
-	parseMinitest             = readerParser(minitestLine, "=", map[string]testresults.Status{".": passed, "F": failed, "E": failed})
-	parseCucumber             = readerParser(cucumberLine, " .", map[string]testresults.Status{".": passed, "F": failed})
-	parseRubyUnit             = readerParser(rubyUnitLine, ":", rubyUnitOutcomes)
-	parseRspecTransformedJSON = readerParser(rspecLine, " - ", map[string]testresults.Status{"passed": passed, "failed": failed})
-	parseGradle41             = readerParser(gradleResultLine, "", gradleStatus)
+	jqFilter          = lineFilter{starts: "PF"}
+	micropythonFilter = lineFilter{starts: "pFs"}
+	vitestFilter      = lineFilter{starts: "\xe2\xc3"} // the first bytes of ✓, × and ↓: no ASCII start
+	redisFilter       = lineFilter{contains: "]:", starts: "["}
+)
+
+var (
+	parseJQ                   = readerParser(jqLine, jqFilter, map[string]testresults.Status{"PASS": passed, "FAIL": failed})
+	parseMicropython          = readerParser(micropythonLine, micropythonFilter, map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
+	parseGoogleTest           = readerParser(googletestLine, lineFilter{contains: "]"}, map[string]testresults.Status{"OK": passed, "FAILED": failed})
+	parseAnt                  = readerParser(antLine, lineFilter{contains: "[junit]"}, map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
+	parseMinitest             = readerParser(minitestLine, lineFilter{contains: "="}, map[string]testresults.Status{".": passed, "F": failed, "E": failed})
+	parseCucumber             = readerParser(cucumberLine, lineFilter{contains: " ."}, map[string]testresults.Status{".": passed, "F": failed})
+	parseRubyUnit             = readerParser(rubyUnitLine, lineFilter{contains: ":"}, rubyUnitOutcomes)
+	parseRspecTransformedJSON = readerParser(rspecLine, lineFilter{contains: " - "}, map[string]testresults.Status{"passed": passed, "failed": failed})
+	parseGradle41             = readerParser(gradleResultLine, lineFilter{}, gradleStatus)
 )
 
 // parseJekyll picks minitest for PRs 9141, 8047 and 8167 and cucumber for 8761 and 8771 (the

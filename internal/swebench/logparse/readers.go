@@ -42,8 +42,15 @@ func cutWord(s string, words ...string) (word, rest string, ok bool) {
 
 // cutDigits removes a leading run of one or more Unicode decimal digits (`\d+`).
 func cutDigits(s string) (string, bool) {
-	rest := strings.TrimLeftFunc(s, unicode.IsDigit)
-	return rest, len(rest) < len(s)
+	i := 0
+	for i < len(s) && s[i]-'0' <= 9 {
+		i++
+	}
+	if i < len(s) && s[i] >= utf8.RuneSelf {
+		rest := strings.TrimLeftFunc(s[i:], unicode.IsDigit)
+		return rest, len(rest) < len(s)
+	}
+	return s[i:], i > 0
 }
 
 // jqLine is `^\s*(PASS|FAIL):\s(.+)$`, stripped.
@@ -213,22 +220,28 @@ func tapLine(s string) (word, name string, ok bool) {
 // first character) whose remainder isSuffix accepts, and what follows it.
 func lazyTitle(s string, isSuffix func(string) bool) string {
 	_, first := utf8.DecodeRuneInString(s)
-	for i, r := range s[first:] {
-		if !isPySpace(r) {
+	for at := first; at < len(s); {
+		c := s[at]
+		if c < utf8.RuneSelf {
+			if isASCIIPySpace(c) && isSuffix(s[at+1:]) {
+				return s[:at]
+			}
+			at++
 			continue
 		}
-		at := first + i
-		if isSuffix(s[at+utf8.RuneLen(r):]) { // a whitespace character is valid UTF-8
+		r, size := utf8.DecodeRuneInString(s[at:])
+		if isPySpace(r) && isSuffix(s[at+size:]) {
 			return s[:at]
 		}
+		at += size
 	}
 	return s
 }
 
 // isVitestSuffix is `(\d+\s*m?s?|\[skipped\])` on the whole of s.
 func isVitestSuffix(s string) bool {
-	if s == "[skipped]" {
-		return true
+	if s == "" || s[0] < utf8.RuneSelf && s[0]-'0' > 9 {
+		return s == "[skipped]"
 	}
 	rest, ok := cutDigits(s)
 	if !ok {
@@ -252,6 +265,9 @@ func vitestLine(s string) (mark, name string, ok bool) {
 
 // isRedisDuration is `\((\d+\s*m?s)\)` on the whole of s.
 func isRedisDuration(s string) bool {
+	if !strings.HasSuffix(s, "s)") {
+		return false
+	}
 	inner, ok := strings.CutPrefix(s, "(")
 	if !ok {
 		return false

@@ -361,3 +361,45 @@ func TestStringHelpersEqualTheirReferences(t *testing.T) {
 		t.Errorf("only %d splits and %d words: draw texts that hold more", split, lowered)
 	}
 }
+
+// TestLineFiltersPassEveryMatch: a line that a reader reads is never skipped by its parser's
+// lineFilter, on every golden line and on the random lines of TestReadersEqualTheOfficialPatterns.
+func TestLineFiltersPassEveryMatch(t *testing.T) {
+	redis := func(s string) (string, string, bool) { return redisLine(s) }
+	for _, c := range []struct {
+		name   string
+		filter lineFilter
+		read   func(string) (string, string, bool)
+		starts []string
+	}{
+		{"jq", jqFilter, jqLine, []string{"PASS:", "FAIL:", " \tPASS: "}},
+		{"micropython", micropythonFilter, micropythonLine, []string{"pass", "FAIL", "\u00a0skip"}},
+		{"vitest", vitestFilter, vitestLine, []string{"✓ ", "× ", " ↓\u00a0"}},
+		{"redis", redisFilter, redis, []string{"[ok]: ", " [err]: ", "\u3000[skip]:"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			inputs := goldenLines(t)
+			for range 50000 {
+				var b strings.Builder
+				b.WriteString(c.starts[rng.IntN(len(c.starts))])
+				for range rng.IntN(10) {
+					b.WriteString(readerPieces[rng.IntN(len(readerPieces))])
+				}
+				inputs = append(inputs, b.String())
+			}
+			read := 0
+			for _, line := range inputs {
+				if _, _, ok := c.read(pyStrip(line)); ok {
+					read++
+					if c.filter.skips(line) {
+						t.Fatalf("%q is read, and skipped by the filter", line)
+					}
+				}
+			}
+			if read < 1000 {
+				t.Errorf("only %d lines read", read)
+			}
+		})
+	}
+}
