@@ -202,23 +202,29 @@ func eslintFailures(s string) [][]int {
 // eslintTitle is the end of the match from q (after the number's ")"): the title group
 // s[q:e], the third group, as [e, end, groupStart, groupEnd]; nil if none.
 func eslintTitle(s string, q int) []int {
+	lineEnd, lastError := -1, -1 // the line of the last run looked at, and its last "Error"
 	for e := q; e < len(s); {
+		c := s[e]
+		if c < utf8.RuneSelf && !isASCIIPySpace(c) {
+			e++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[e:])
-		if !isPySpace(r) {
+		if c >= utf8.RuneSelf && !isPySpace(r) {
 			e += size
 			continue
 		}
-		run := e
-		for run < len(s) {
-			r, size := utf8.DecodeRuneInString(s[run:])
-			if !isPySpace(r) {
-				break
+		run := len(s) - len(pyLstrip(s[e:]))
+		if run > lineEnd {
+			lineEnd = lineEndFrom(s, run)
+			lineStart := strings.LastIndexByte(s[:run], '\n') + 1
+			lastError = lastIndex(s[lineStart:lineEnd], "Error")
+			if lastError >= 0 {
+				lastError += lineStart
 			}
-			run += size
 		}
-		lineEnd := lineEndFrom(s, run)
-		if last := strings.LastIndex(s[run:lineEnd], "Error"); last >= 0 {
-			return []int{e, run + last + len("Error"), run, run + last}
+		if lastError >= run {
+			return []int{e, lastError + len("Error"), run, lastError}
 		}
 		e = run
 	}

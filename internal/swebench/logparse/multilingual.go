@@ -150,6 +150,7 @@ var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "
 // "✔ test" results, ids "Suite > test" ("None > test" before any header).
 func parsePHPUnit(log string) Statuses {
 	out := Statuses{}
+	var id []byte
 	suite := "None"
 	for line := range lineSeq(log) {
 		if name, ok := phpunitSuiteLine(line); ok {
@@ -157,7 +158,8 @@ func parsePHPUnit(log string) Statuses {
 			continue
 		}
 		if mark, name, ok := phpunitTestLine(line); ok {
-			out[suite+" > "+name] = phpunitMarks[mark]
+			id = append(append(append(id[:0], suite...), " > "...), name...)
+			setStatus(out, id, phpunitMarks[mark])
 		}
 	}
 	return out
