@@ -130,6 +130,9 @@ func openlayersMochaFailures(s string) [][]int {
 // collapseSpace is Python's re.sub(r"\s+", " ", s).strip().
 func collapseSpace(s string) string {
 	s = pyStrip(s)
+	if singleSpaced(s) {
+		return s
+	}
 	var b strings.Builder
 	copied, inSpace := 0, false
 	for i, r := range s {
@@ -151,6 +154,32 @@ func collapseSpace(s string) string {
 	}
 	b.WriteString(s[copied:])
 	return b.String()
+}
+
+// singleSpaced reports whether every whitespace character of s is a ' ' between two others.
+func singleSpaced(s string) bool {
+	prevSpace := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIIPySpace(c) {
+				if c != ' ' || prevSpace {
+					return false
+				}
+				prevSpace = true
+			} else {
+				prevSpace = false
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isPySpace(r) {
+			return false
+		}
+		prevSpace = false
+		i += size - 1
+	}
+	return true
 }
 
 // eslintFailures is `(\s{2}\d+\))((?s:.)*?)\s+(?:(.*)Error)` over s: from the first

@@ -144,7 +144,16 @@ func parseJekyll(log string, _ Dialect, in Instance) Statuses {
 	return nil
 }
 
-var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "↩": skipped}
+// phpunitMark is the status of a testdox mark.
+func phpunitMark(mark string) testresults.Status {
+	switch mark {
+	case "✔":
+		return passed
+	case "✘":
+		return failed
+	}
+	return skipped // "↩"
+}
 
 // parsePHPUnit reads phpunit --testdox output, lines not stripped: "Suite (Class)" headers and
 // "✔ test" results, ids "Suite > test" ("None > test" before any header).
@@ -159,7 +168,7 @@ func parsePHPUnit(log string) Statuses {
 		}
 		if mark, name, ok := phpunitTestLine(line); ok {
 			id = append(append(append(id[:0], suite...), " > "...), name...)
-			setStatus(out, id, phpunitMarks[mark])
+			setStatus(out, id, phpunitMark(mark))
 		}
 	}
 	return out

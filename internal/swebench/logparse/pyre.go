@@ -259,23 +259,31 @@ func lastIndex(s, sep string) int {
 // slash, then a capital letter, then other punctuation than '"', ':', ',' and '.', then the
 // last byte.
 func rareByteOf(sep string) int {
-	best, rank := len(sep)-1, 0
+	best, rank := len(sep)-1, uint8(0)
 	for i := 0; i < len(sep); i++ {
-		r := 0
-		switch c := sep[i]; {
-		case strings.IndexByte("[]{}()<>|/\\", c) >= 0:
-			r = 3
-		case c >= 'A' && c <= 'Z':
-			r = 2
-		case c > ' ' && c < utf8.RuneSelf && strings.IndexByte("\":,.", c) < 0 && !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9'):
-			r = 1
-		}
-		if r > rank {
+		if r := byteRarity[sep[i]]; r > rank {
 			best, rank = i, r
 		}
 	}
 	return best
 }
+
+// byteRarity ranks bytes for rareByteOf.
+var byteRarity = func() (t [256]uint8) {
+	for c := '!'; c < utf8.RuneSelf; c++ {
+		t[c] = 1
+	}
+	for _, c := range "\":,.0123456789abcdefghijklmnopqrstuvwxyz" {
+		t[c] = 0
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = 2
+	}
+	for _, c := range "[]{}()<>|/\\" {
+		t[c] = 3
+	}
+	return t
+}()
 
 // indexFrom is the first occurrence of sep in s at or after from (-1 if none), found from each
 // occurrence of sep's byte a.

@@ -422,8 +422,11 @@ func withoutGrommetTime(s string) string {
 // phpunitSuiteLine is `^(\w.+) \(.+\)$`: the name runs to the last " (" that leaves a character
 // before the final ")".
 func phpunitSuiteLine(line string) (string, bool) {
+	if len(line) < 4 || line[len(line)-1] != ')' {
+		return "", false
+	}
 	r, size := utf8.DecodeRuneInString(line)
-	if size == 0 || !isPyWord(r) || len(line) < 4 || line[len(line)-1] != ')' {
+	if !isPyWord(r) {
 		return "", false
 	}
 	open := strings.LastIndex(line[:len(line)-2], " (")
@@ -435,7 +438,11 @@ func phpunitSuiteLine(line string) (string, bool) {
 
 // phpunitTestLine is `^\s*([✔✘↩])\s*(.*)$`.
 func phpunitTestLine(line string) (mark, name string, ok bool) {
-	mark, rest, ok := cutWord(pyLstrip(line), "✔", "✘", "↩")
+	rest := pyLstrip(line)
+	if rest == "" || rest[0] != 0xe2 { // the first byte of every mark
+		return "", "", false
+	}
+	mark, rest, ok = cutWord(rest, "✔", "✘", "↩")
 	if !ok {
 		return "", "", false
 	}
