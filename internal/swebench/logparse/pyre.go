@@ -83,11 +83,17 @@ func pyRe(pattern string) *regexp.Regexp {
 func isPySpace(r rune) bool { return testresults.PyIsSpace(r) }
 
 func pyStrip(s string) string {
-	// Most lines start and end with a printable ASCII character: nothing to strip.
-	if len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf && s[len(s)-1] > ' ' && s[len(s)-1] < utf8.RuneSelf {
-		return s
+	i, j := 0, len(s)
+	for i < j && s[i] < utf8.RuneSelf && isASCIIPySpace(s[i]) {
+		i++
 	}
-	return testresults.PyStrip(s)
+	for j > i && s[j-1] < utf8.RuneSelf && isASCIIPySpace(s[j-1]) {
+		j--
+	}
+	if i < j && (s[i] >= utf8.RuneSelf || s[j-1] >= utf8.RuneSelf) {
+		return testresults.PyStrip(s[i:j]) // a character at an end may be Unicode whitespace
+	}
+	return s[i:j]
 }
 
 // isASCIIPySpace is isPySpace for a byte below utf8.RuneSelf.

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
 
 // readerCheck is a hand-written reader and the official pattern it stands for: the pattern's
@@ -313,7 +315,7 @@ func TestJestFileResultsEqualTheOfficialSearch(t *testing.T) {
 }
 
 // TestStringHelpersEqualTheirReferences compares pySplitString with strings.Split, lastIndex
-// with strings.LastIndex, pyStripBytes
+// with strings.LastIndex, pyStrip with testresults.PyStrip, pyStripBytes
 // with pyStrip and lowerContains with strings.Contains(strings.ToLower(s), word), on random texts.
 func TestStringHelpersEqualTheirReferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(90, 91))
@@ -342,6 +344,9 @@ func TestStringHelpersEqualTheirReferences(t *testing.T) {
 		}
 		if len(want) > 1 {
 			split++
+		}
+		if got, want := pyStrip(s), testresults.PyStrip(s); got != want {
+			t.Fatalf("%q: testresults.PyStrip %q, pyStrip %q", s, want, got)
 		}
 		if got := string(pyStripBytes([]byte(s))); got != pyStrip(s) {
 			t.Fatalf("%q: pyStrip %q, pyStripBytes %q", s, pyStrip(s), got)
