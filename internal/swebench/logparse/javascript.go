@@ -102,8 +102,9 @@ const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{
 // after colour codes are removed.
 func parseChartJS(log string) Statuses {
 	out := Statuses{}
-	for _, m := range chartJSFailure.findAll(ansiEscape(log)) {
-		out[m[1]] = failed
+	log = ansiEscape(log)
+	for m := range chartJSFailure.each(log) {
+		out[log[m[2]:m[3]]] = failed
 	}
 	return out
 }
@@ -486,8 +487,8 @@ var bpmnFailures = []*literalRe{
 func parseBpmnJS(log string) Statuses {
 	out := Statuses{}
 	for _, re := range bpmnFailures {
-		for _, m := range re.findAll(log) {
-			out[m[len(m)-1]] = failed
+		for m := range re.each(log) {
+			out[log[m[len(m)-2]:m[len(m)-1]]] = failed
 		}
 	}
 	return out
@@ -682,11 +683,13 @@ func parseCypress(log string) Statuses {
 	out := Statuses{}
 	pieces := pySplitString(log, "../..")
 	for _, piece := range pieces[:len(pieces)-1] {
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")) {
-			out[m[1]] = passed
+		passes := pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")
+		for m := range mochaFullTitle.each(passes) {
+			out[passes[m[2]:m[3]]] = passed
 		}
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],")) {
-			out[m[1]] = failed
+		failures := pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],")
+		for m := range mochaFullTitle.each(failures) {
+			out[failures[m[2]:m[3]]] = failed
 		}
 	}
 	return out
@@ -760,11 +763,13 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 	out := Statuses{}
 	runs := pySplitString(log, "./node_modules/.bin/mocha --reporter json")
 	for _, run := range runs[1:] {
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")) {
-			out[m[1]] = passed
+		passes := pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")
+		for m := range mochaFullTitle.each(passes) {
+			out[passes[m[2]:m[3]]] = passed
 		}
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],")) {
-			out[m[1]] = failed
+		failures := pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],")
+		for m := range mochaFullTitle.each(failures) {
+			out[failures[m[2]:m[3]]] = failed
 		}
 	}
 	return out

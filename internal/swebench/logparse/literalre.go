@@ -1,6 +1,7 @@
 package logparse
 
 import (
+	"iter"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -137,6 +138,20 @@ func hasOp(tree *syntax.Regexp, op syntax.Op) bool {
 // findAllIndex is re.FindAllStringSubmatchIndex(log, -1).
 func (l *literalRe) findAllIndex(log string) [][]int {
 	var out [][]int
+	for m := range l.each(log) {
+		out = append(out, m)
+	}
+	return out
+}
+
+// each yields the matches of findAllIndex one at a time.
+func (l *literalRe) each(log string) iter.Seq[[]int] {
+	return func(yield func([]int) bool) {
+		l.eachMatch(log, yield)
+	}
+}
+
+func (l *literalRe) eachMatch(log string, yield func([]int) bool) {
 	for pos := 0; pos < len(log); {
 		start := indexFrom(log, pos, l.literal, l.anchor)
 		if start < 0 {
@@ -175,24 +190,9 @@ func (l *literalRe) findAllIndex(log string) [][]int {
 				m[k] += start
 			}
 		}
-		out = append(out, m)
+		if !yield(m) {
+			return
+		}
 		pos = m[1]
 	}
-	return out
-}
-
-// findAll is re.FindAllStringSubmatch(log, -1).
-func (l *literalRe) findAll(log string) [][]string {
-	matches := l.findAllIndex(log)
-	out := make([][]string, len(matches))
-	for i, m := range matches {
-		groups := make([]string, len(m)/2)
-		for g := range groups {
-			if m[2*g] >= 0 {
-				groups[g] = log[m[2*g]:m[2*g+1]]
-			}
-		}
-		out[i] = groups
-	}
-	return out
 }
