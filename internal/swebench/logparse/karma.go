@@ -121,7 +121,7 @@ func matchChromeHeadless(s string) []int {
 	// character's first byte is always where RE2's decoding puts a character boundary.
 	area := s[:min(len(s), lineEnd+1+len("(Linux"))]
 	for j := len(area); ; {
-		i := strings.LastIndex(area[start:j], "(Linux")
+		i := lastIndex(area[start:j], "(Linux")
 		if i < 0 {
 			return nil
 		}

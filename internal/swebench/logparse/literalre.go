@@ -23,8 +23,8 @@ type literalRe struct {
 	anchor int
 	// newlines is the most newlines a match can hold.
 	newlines int
-	// match, when set, is a hand-written matcher of the pattern anchored at the window's start
-	// (nil: no match), used instead of RE2.
+	// match, when set, is a hand-written matcher of the pattern anchored at the start of the
+	// text it is given, the rest of the log (nil: no match), used instead of RE2.
 	match func(window string) []int
 }
 
@@ -135,6 +135,24 @@ func hasOp(tree *syntax.Regexp, op syntax.Op) bool {
 	return false
 }
 
+// windowEnd is where the text RE2 tries a match from start on ends: at the newline after the
+// most a match can hold, so that (?m)$ and \b read the same at its end as in the log.
+func (l *literalRe) windowEnd(log string, start int) int {
+	end := start
+	for range l.newlines + 1 {
+		j := strings.IndexByte(log[end:], '\n')
+		if j < 0 {
+			end = len(log)
+			break
+		}
+		end += j + 1
+	}
+	if end < len(log) || log[end-1] == '\n' && strings.Count(log[start:end], "\n") > l.newlines {
+		end--
+	}
+	return end
+}
+
 // findAllIndex is re.FindAllStringSubmatchIndex(log, -1).
 func (l *literalRe) findAllIndex(log string) [][]int {
 	var out [][]int
@@ -161,25 +179,12 @@ func (l *literalRe) eachMatch(log string, yield func([]int) bool) {
 			pos = start + 1
 			continue
 		}
-		// The window ends at the newline after the most a match can hold, so that (?m)$ and \b
-		// read the same at its end as in the log.
-		end := start
-		for range l.newlines + 1 {
-			j := strings.IndexByte(log[end:], '\n')
-			if j < 0 {
-				end = len(log)
-				break
-			}
-			end += j + 1
-		}
-		if end < len(log) || log[end-1] == '\n' && strings.Count(log[start:end], "\n") > l.newlines {
-			end--
-		}
 		var m []int
 		if l.match != nil {
-			m = l.match(log[start:end])
+			// A hand-written matcher reads no further than its match: the rest of the log.
+			m = l.match(log[start:])
 		} else {
-			m = l.anchored.FindStringSubmatchIndex(log[start:end])
+			m = l.anchored.FindStringSubmatchIndex(log[start:l.windowEnd(log, start)])
 		}
 		if m == nil {
 			pos = start + 1
