@@ -133,27 +133,22 @@ func collapseSpace(s string) string {
 	if singleSpaced(s) {
 		return s
 	}
-	var b strings.Builder
-	copied, inSpace := 0, false
-	for i, r := range s {
-		space := r < utf8.RuneSelf && isASCIIPySpace(byte(r)) || r >= utf8.RuneSelf && isPySpace(r)
-		switch {
-		case space && !inSpace:
-			if b.Len() == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[copied:i])
-		case !space && inSpace:
-			b.WriteByte(' ')
-			copied = i
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && !isASCIIPySpace(c) {
+			b = append(b, c)
+			i++
+			continue
 		}
-		inSpace = space
+		if r, size := utf8.DecodeRuneInString(s[i:]); !isPySpace(r) {
+			b = append(b, s[i:i+size]...)
+			i += size
+			continue
+		}
+		i = len(s) - len(pyLstrip(s[i:])) // a run of whitespace, inside s: it was stripped
+		b = append(b, ' ')
 	}
-	if copied == 0 && b.Len() == 0 {
-		return s
-	}
-	b.WriteString(s[copied:])
-	return b.String()
+	return string(b)
 }
 
 // singleSpaced reports whether every whitespace character of s is a ' ' between two others.
