@@ -77,17 +77,19 @@ func cargoLine(line string) (name, outcome string, ok bool) {
 	return name, outcome, true
 }
 
-var cargoOutcomes = map[string]testresults.Status{"ok": passed, "FAILED": failed}
-
 func parseCargoOfficial(log string) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if !strings.Contains(line, "test") {
+		// The stripped line starts with "test".
+		if !strings.HasPrefix(pyLstrip(line), "test") {
 			continue
 		}
 		if name, outcome, ok := cargoLine(pyStrip(line)); ok {
-			if s, known := cargoOutcomes[outcome]; known {
-				out[name] = s
+			switch outcome {
+			case "ok":
+				out[name] = passed
+			case "FAILED":
+				out[name] = failed
 			}
 		}
 	}

@@ -136,7 +136,10 @@ func googletestLine(s string) (word, name string, ok bool) {
 // minitestLine is `^(.+)\. .*=.*(\.|F|E).*$`, stripped: the outcome is the last ".", "F" or "E"
 // of the line, and the name runs to the last ". " before the last "=" that precedes it.
 func minitestLine(s string) (outcome, name string, ok bool) {
-	last := strings.LastIndexAny(s, ".FE")
+	last := len(s) - 1
+	for last >= 0 && s[last] != '.' && s[last] != 'F' && s[last] != 'E' {
+		last--
+	}
 	if last < 0 {
 		return "", "", false
 	}
@@ -144,7 +147,15 @@ func minitestLine(s string) (outcome, name string, ok bool) {
 	if eq < 0 {
 		return "", "", false
 	}
-	dot := strings.LastIndex(s[:eq], ". ")
+	dot := eq
+	for {
+		if dot = strings.LastIndexByte(s[:dot], '.'); dot < 0 {
+			return "", "", false
+		}
+		if dot+1 < eq && s[dot+1] == ' ' {
+			break
+		}
+	}
 	if dot < 1 {
 		return "", "", false
 	}
