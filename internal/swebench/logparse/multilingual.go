@@ -183,24 +183,30 @@ func parsePHPUnit(log string) Statuses {
 	return out
 }
 
-var mavenStatus = map[string]testresults.Status{"SUCCESS": passed, "FAILURE": failed}
+// mavenStatus is the status of a BUILD result.
+func mavenStatus(result string) testresults.Status {
+	if result == "SUCCESS" {
+		return passed
+	}
+	return failed
+}
 
 // mavenTestName is the official `^.*-Dtest=(\S+).*$` on a stripped line: the run of
 // non-whitespace after the last "-Dtest=" that has one.
 func mavenTestName(line string) (name string, ok bool) {
-	for from := 0; ; {
-		i := strings.Index(line[from:], "-Dtest=")
+	for end := len(line); ; {
+		i := lastIndex(line[:end], "-Dtest=")
 		if i < 0 {
-			return name, ok
+			return "", false
 		}
-		rest := line[from+i+len("-Dtest="):]
-		from += i + len("-Dtest=")
+		rest := line[i+len("-Dtest="):]
 		if n := indexPySpace(rest); n != 0 && rest != "" {
 			if n < 0 {
 				n = len(rest)
 			}
-			name, ok = rest[:n], true
+			return rest[:n], true
 		}
+		end = i // "-Dtest=" cannot overlap itself, so an earlier one ends before i
 	}
 }
 
@@ -222,13 +228,17 @@ func parseMaven(log string, d Dialect) Statuses {
 	var pending, unmatched []string
 	for line := range lineSeq(log) {
 		// A result line ends with "SUCCESS" or "FAILURE" once stripped.
-		if end := pyRstrip(line); !strings.Contains(line, "-Dtest=") && !strings.HasSuffix(end, "SUCCESS") && !strings.HasSuffix(end, "FAILURE") {
+		end := pyRstrip(line)
+		hasTest := strings.Contains(line, "-Dtest=")
+		if !hasTest && !strings.HasSuffix(end, "SUCCESS") && !strings.HasSuffix(end, "FAILURE") {
 			continue
 		}
-		line = pyStrip(line)
-		if name, ok := mavenTestName(line); ok {
-			current = name
-			pending = append(pending, name)
+		line = pyLstrip(end)
+		if hasTest {
+			if name, ok := mavenTestName(line); ok {
+				current = name
+				pending = append(pending, name)
+			}
 		}
 		result, ok := mavenResult(line)
 		if !ok {
@@ -236,16 +246,16 @@ func parseMaven(log string, d Dialect) Statuses {
 		}
 		switch {
 		case d == Official41:
-			out[current] = mavenStatus[result]
+			out[current] = mavenStatus(result)
 		case len(pending) > 0:
-			out[pending[0]] = mavenStatus[result]
+			out[pending[0]] = mavenStatus(result)
 			pending = pending[1:]
 		default:
 			unmatched = append(unmatched, result)
 		}
 	}
 	for d != Official41 && len(pending) > 0 && len(unmatched) > 0 {
-		out[pending[0]] = mavenStatus[unmatched[0]]
+		out[pending[0]] = mavenStatus(unmatched[0])
 		pending, unmatched = pending[1:], unmatched[1:]
 	}
 	return out

@@ -114,13 +114,15 @@ func pyLstrip(s string) string {
 // indexPySpace is strings.IndexFunc(s, isPySpace), with ASCII read byte by byte.
 func indexPySpace(s string) int {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf {
-			if j := strings.IndexFunc(s[i:], isPySpace); j >= 0 {
-				return i + j
+		switch c := s[i]; {
+		case c < utf8.RuneSelf:
+			if isASCIIPySpace(c) {
+				return i
 			}
-			return -1
-		} else if isASCIIPySpace(c) {
-			return i
+		case c == 0xc2 || c == 0xe1 || c == 0xe2 || c == 0xe3: // the lead bytes of the others
+			if r, _ := utf8.DecodeRuneInString(s[i:]); isPySpace(r) {
+				return i
+			}
 		}
 	}
 	return -1

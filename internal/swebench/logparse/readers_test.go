@@ -315,13 +315,14 @@ func TestJestFileResultsEqualTheOfficialSearch(t *testing.T) {
 }
 
 // TestStringHelpersEqualTheirReferences compares pySplitString with strings.Split, lastIndex
-// with strings.LastIndex, pyStrip with testresults.PyStrip, pyStripBytes
-// with pyStrip and lowerContains with strings.Contains(strings.ToLower(s), word), on random texts.
+// with strings.LastIndex, indexPySpace with strings.IndexFunc, pyStrip with testresults.PyStrip,
+// pyStripBytes with pyStrip and lowerContains with strings.Contains(strings.ToLower(s), word), on
+// random texts.
 func TestStringHelpersEqualTheirReferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(90, 91))
 	seps := []string{" ./node_modules/.bin/jest ", " xvfb-run ", "../..", "Starting browser Chrome", prismTestCommand, "aa"}
 	pieces := append([]string{"..", "/", " ./node_modules/.bin/jest", " xvfb-run", "../", "Starting browser", " Chrome",
-		"./node_modules/.bin/mocha", "a", "aa", "OK", "Ok", "oK", "FAILED", "Failed", "\u212a", "\u0130", "ÖK", "[", "]", "}", "  ", `"passes": `, "],"}, readerPieces...)
+		"./node_modules/.bin/mocha", "a", "aa", "OK", "Ok", "oK", "FAILED", "Failed", "\u212a", "\u0130", "ÖK", "[", "]", "}", "  ", `"passes": `, "],", "\u0085", "\u1680", "\u2009", "\u205f", "\u3000", "\u2030", "\u00e9"}, readerPieces...)
 	split, lowered := 0, 0
 	for range 100000 {
 		var b strings.Builder
@@ -344,6 +345,9 @@ func TestStringHelpersEqualTheirReferences(t *testing.T) {
 		}
 		if len(want) > 1 {
 			split++
+		}
+		if got, want := indexPySpace(s), strings.IndexFunc(s, isPySpace); got != want {
+			t.Fatalf("%q: IndexFunc(isPySpace) %d, indexPySpace %d", s, want, got)
 		}
 		if got, want := pyStrip(s), testresults.PyStrip(s); got != want {
 			t.Fatalf("%q: testresults.PyStrip %q, pyStrip %q", s, want, got)
