@@ -364,7 +364,7 @@ func hex4(s string) rune {
 func isHex4(s string) bool {
 	for i := 0; i < 4; i++ {
 		c := s[i] | 0x20
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

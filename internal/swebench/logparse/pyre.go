@@ -133,11 +133,16 @@ func isPyWordString(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf {
 			return strings.IndexFunc(s[i:], func(r rune) bool { return !isPyWord(r) }) < 0
-		} else if !(c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9') {
+		} else if !isASCIIWord(c) {
 			return false
 		}
 	}
 	return s != ""
+}
+
+// isASCIIWord is Python's \w for a byte below utf8.RuneSelf.
+func isASCIIWord(c byte) bool {
+	return c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9'
 }
 
 // pyRstrip is Python's str.rstrip().
@@ -155,13 +160,9 @@ func pyRstrip(s string) string {
 // pyIndent is Python's len(line) - len(line.lstrip()): leading whitespace in code points.
 func pyIndent(line string) int { return utf8.RuneCountInString(line[:len(line)-len(pyLstrip(line))]) }
 
-// pySplit is Python's re.split(pattern, s): the pieces between matches, each match's groups
-// (empty for a group that did not take part) in between.
-func pySplit(re *regexp.Regexp, s string) []string {
-	return pySplitAt(s, re.FindAllStringSubmatchIndex(s, -1))
-}
-
-// pySplitAt is pySplit with the matches already found (FindAllStringSubmatchIndex's).
+// pySplitAt is Python's re.split(pattern, s) with the matches already found
+// (FindAllStringSubmatchIndex's): the pieces between matches, each match's groups (empty for a
+// group that did not take part) in between.
 func pySplitAt(s string, matches [][]int) []string {
 	var out []string
 	last := 0
