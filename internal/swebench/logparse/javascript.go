@@ -552,16 +552,29 @@ func parseGrommet(log string) Statuses {
 // the copy when s is ASCII.
 func lowerContains(s, word string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		c := s[i]
+		if c >= utf8.RuneSelf {
 			return strings.Contains(strings.ToLower(s), word)
 		}
-	}
-	for i := 0; i+len(word) <= len(s); i++ {
-		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
-			return true
+		if c|0x20 == word[0] && hasASCIIPrefixFold(s[i:], word) {
+			return true // lower-casing what follows cannot undo an ASCII match
 		}
 	}
 	return false
+}
+
+// hasASCIIPrefixFold reports whether s starts with the lower-case ASCII letters of word in
+// either case (c|0x20 is a lower-case letter only for that letter in either case).
+func hasASCIIPrefixFold(s, word string) bool {
+	if len(s) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if s[i]|0x20 != word[i] {
+			return false
+		}
+	}
+	return true
 }
 
 var (
