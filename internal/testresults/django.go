@@ -1,34 +1,84 @@
 package testresults
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
-
-// pySpace is Python's \s in a str pattern as an RE2 class.
-const pySpace = `[\t\n\v\f\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
 
 // djangoPassSuffixes are the endings Django's runner gives a passing test.
 var djangoPassSuffixes = []string{" ... ok", " ... OK", " ...  OK"}
 
 // djangoSplitResults are the three known ways Django's own output interrupts a result line; the
-// test passed when "ok" follows on the next line. pySpace stands for Python's \s, which is
-// wider than RE2's (vertical tab, U+001C..U+001F and Unicode spaces). SWE-bench runs each as
-// `(?m)^<pattern>` over the whole log; a match starts at a line start and holds its literal
-// within that line and the two after it (its `\s` may be newlines), so ParseDjango tries the
-// pattern, anchored, only at those line starts: the same matches, found in time proportional to
-// the lines near each literal. ending: the match may run on past any number of lines up to the
-// first ending that ends a line; without one it ends on the line after the literal's.
-// (The first literal ends with the space the pattern puts after it.)
+// test passed when "ok" follows on the next line. SWE-bench runs each pattern as
+// `(?m)^(.*?)\s\.\.\.\s<literal><rest>` over the whole log (djangoSplitPatterns in the test
+// spell them out); a match starts at a line start and holds its literal within that line and the
+// two after it (its `\s` may be newlines), so ParseDjango tries the pattern, by hand, only at
+// those line starts: the same matches, found in time proportional to the lines near each
+// literal. ending: the match may run on past any number of lines up to the first ending that
+// ends a line; without one it ends on the line after the literal's. rest is the end of the
+// pattern after the literal, when the literal ends at r in window (-1: no match); `$` is a
+// newline or window's end.
 var djangoSplitResults = []struct {
 	literal string
-	pattern *regexp.Regexp
+	rest    func(window string, r int) int
 	ending  string
 }{
-	{"Testing against Django installed in ", regexp.MustCompile(`(?m)\A(.*?)` + pySpace + `\.\.\.` + pySpace + `Testing against Django installed in ((?s:.*?)) silenced\)\.\nok$`), " silenced).\nok"},
-	{"Internal Server Error: /", regexp.MustCompile(`(?m)\A(.*?)` + pySpace + `\.\.\.` + pySpace + `Internal Server Error: /(.*)/\nok$`), ""},
-	{"System check identified no issues (0 silenced)\nok", regexp.MustCompile(`(?m)\A(.*?)` + pySpace + `\.\.\.` + pySpace + `System check identified no issues \(0 silenced\)\nok$`), ""},
+	// ((?s:.*?)) silenced\)\.\nok$: the first ending that ends a line.
+	{"Testing against Django installed in ", func(w string, r int) int {
+		for from := r; ; {
+			i := strings.Index(w[from:], " silenced).\nok")
+			if i < 0 {
+				return -1
+			}
+			if e := from + i + len(" silenced).\nok"); e == len(w) || w[e] == '\n' {
+				return e
+			}
+			from += i + 1
+		}
+	}, " silenced).\nok"},
+	// (.*)/\nok$: the literal's line ends with "/" and the next line is "ok".
+	{"Internal Server Error: /", func(w string, r int) int {
+		l := strings.IndexByte(w[r:], '\n')
+		if l < 1 || w[r+l-1] != '/' || !strings.HasPrefix(w[r+l:], "\nok") {
+			return -1
+		}
+		if e := r + l + len("\nok"); e == len(w) || w[e] == '\n' {
+			return e
+		}
+		return -1
+	}, ""},
+	// $
+	{"System check identified no issues (0 silenced)\nok", func(w string, r int) int {
+		if r == len(w) || w[r] == '\n' {
+			return r
+		}
+		return -1
+	}, ""},
+}
+
+// djangoSplitMatch is `\A(.*?)\s\.\.\.\s<literal><rest>` on window: the shortest first group, on
+// the first line, that the rest follows; end is where the match ends.
+func djangoSplitMatch(window, literal string, rest func(string, int) int) (id string, end int, ok bool) {
+	lineEnd := strings.IndexByte(window, '\n')
+	if lineEnd < 0 {
+		lineEnd = len(window)
+	}
+	for g := 0; g <= lineEnd && g < len(window); {
+		r, size := utf8.DecodeRuneInString(window[g:])
+		if PyIsSpace(r) {
+			after := window[g+size:]
+			if dots, found := strings.CutPrefix(after, "..."); found {
+				if r2, size2 := utf8.DecodeRuneInString(dots); size2 > 0 && PyIsSpace(r2) && strings.HasPrefix(dots[size2:], literal) {
+					at := len(window) - len(dots) + size2 + len(literal)
+					if e := rest(window, at); e >= 0 {
+						return window[:g], e, true
+					}
+				}
+			}
+		}
+		g += size
+	}
+	return "", 0, false
 }
 
 // DjangoOptions choose how ParseDjango reads a log. The zero value is SWE-bench's
@@ -99,7 +149,7 @@ func ParseDjango(log string, o DjangoOptions) Results {
 		}
 	})
 	for _, split := range djangoSplitResults {
-		for _, id := range djangoSplitMatches(log, split.literal, split.pattern, split.ending) {
+		for _, id := range djangoSplitMatches(log, split.literal, split.rest, split.ending) {
 			out[id] = Passed
 		}
 	}
@@ -113,7 +163,7 @@ func ParseDjango(log string, o DjangoOptions) Results {
 // those. It tries each such line start once, in order, none inside an earlier match, on the text
 // up to the first ending after the literal that ends a line (the pattern's lazy `(?s:.*?)`
 // stops there), or, without an ending, up to the end of the fourth line.
-func djangoSplitMatches(log, literal string, anchored *regexp.Regexp, ending string) []string {
+func djangoSplitMatches(log, literal string, rest func(string, int) int, ending string) []string {
 	var ids []string
 	tried, end := -1, 0 // the last line start tried; where the last match ended
 	for from := 0; ; {
@@ -146,9 +196,9 @@ func djangoSplitMatches(log, literal string, anchored *regexp.Regexp, ending str
 		} else {
 			continue
 		}
-		if m := anchored.FindStringSubmatchIndex(window); m != nil {
-			ids = append(ids, window[m[2]:m[3]])
-			end = p + m[1]
+		if id, e, ok := djangoSplitMatch(window, literal, rest); ok {
+			ids = append(ids, id)
+			end = p + e
 		}
 	}
 }

@@ -277,22 +277,27 @@ func readPytestWholeIDs(line string, o PytestOptions) (string, Status, bool) {
 
 // readPytestSeaborn reads a line with the PytestSeaborn grammar.
 func readPytestSeaborn(line string) (string, Status, bool) {
-	first, rest := pyNextField(line)
+	var status Status
+	switch {
+	case strings.HasPrefix(line, "FAILED"):
+		status = Failed
+	case strings.Contains(line, " PASSED "):
+		first, rest := pyNextField(line)
+		if second, _ := pyNextField(rest); second == "PASSED" {
+			return first, Passed, true
+		}
+		return "", "", false
+	case strings.HasPrefix(line, "PASSED"):
+		status = Passed
+	default:
+		return "", "", false
+	}
+	_, rest := pyNextField(line)
 	second, _ := pyNextField(rest)
 	if second == "" {
 		return "", "", false
 	}
-	switch {
-	case strings.HasPrefix(line, "FAILED"):
-		return second, Failed, true
-	case strings.Contains(line, " PASSED "):
-		if second == "PASSED" {
-			return first, Passed, true
-		}
-	case strings.HasPrefix(line, "PASSED"):
-		return second, Passed, true
-	}
-	return "", "", false
+	return second, status, true
 }
 
 // realPytestID rejects skip counts, progress counters and section rules.

@@ -12,11 +12,22 @@ func sympyFailureHeader(line string) (string, bool) {
 	if first < 0 {
 		return "", false
 	}
-	ext := strings.LastIndex(line[:last], ".py:")
+	ext := -1 // the last ".py:" before the last space, found from its ":"
+	for end := last; ; {
+		c := strings.LastIndexByte(line[:end], ':')
+		if c < 3 {
+			break
+		}
+		if line[c-3:c] == ".py" {
+			ext = c - 3
+			break
+		}
+		end = c
+	}
 	if ext < first+1 {
 		return "", false
 	}
-	return line[first+1:ext] + ".py:" + line[ext+4:last], true
+	return line[first+1 : last], true // the groups with ".py:" between them
 }
 
 // SympyOptions choose how ParseSympy reads a log. The zero value is SWE-bench's parse_log_sympy

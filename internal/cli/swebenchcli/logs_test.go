@@ -27,6 +27,13 @@ func TestWriteStatusesMatchesWriteStructured(t *testing.T) {
 		many[fmt.Sprintf("t.py::test_%d[param with the same first bytes %d]", i, i%3)] = "XFAIL"
 	}
 	tests["many ids sharing a prefix and their first bytes"] = many
+	// One id apart, so no prefix is shared by all: a long run of equal first bytes, sorted 8
+	// bytes at a time, with ids that end early or in zero bytes.
+	deep := logparse.Statuses{"u.py::x": "PASSED", "t.py::a_long_shared_middle_part_": "FAILED", "t.py::a_long_shared_middle_part_5\x00": "ERROR"}
+	for i := range 3000 {
+		deep[fmt.Sprintf("t.py::a_long_shared_middle_part_%d", i*7919%3000)] = "PASSED"
+	}
+	tests["a long run of ids sharing their first 30 bytes"] = deep
 	for name, statuses := range tests {
 		t.Run(name, func(t *testing.T) {
 			var want, got bytes.Buffer

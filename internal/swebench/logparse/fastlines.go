@@ -62,7 +62,7 @@ func cargoLine(line string) (name, outcome string, ok bool) {
 	if rest, ok = cutPySpaces(rest); !ok {
 		return "", "", false
 	}
-	end := strings.IndexFunc(rest, isPySpace)
+	end := indexPySpace(rest)
 	if end <= 0 {
 		return "", "", false
 	}
@@ -71,23 +71,25 @@ func cargoLine(line string) (name, outcome string, ok bool) {
 	if rest, found = strings.CutPrefix(rest, "..."); !found {
 		return "", "", false
 	}
-	if outcome, ok = cutPySpaces(rest); !ok || outcome == "" || strings.IndexFunc(outcome, func(r rune) bool { return !isPyWord(r) }) >= 0 {
+	if outcome, ok = cutPySpaces(rest); !ok || !isPyWordString(outcome) {
 		return "", "", false
 	}
 	return name, outcome, true
 }
 
-var cargoOutcomes = map[string]testresults.Status{"ok": passed, "FAILED": failed}
-
 func parseCargoOfficial(log string) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if !strings.Contains(line, "test") {
+		// The stripped line starts with "test".
+		if !strings.HasPrefix(pyLstrip(line), "test") {
 			continue
 		}
 		if name, outcome, ok := cargoLine(pyStrip(line)); ok {
-			if s, known := cargoOutcomes[outcome]; known {
-				out[name] = s
+			switch outcome {
+			case "ok":
+				out[name] = passed
+			case "FAILED":
+				out[name] = failed
 			}
 		}
 	}
@@ -98,7 +100,7 @@ func parseCargoOfficial(log string) Statuses {
 // and the title, less a final " (12 ms)" when the title keeps at least one character.
 func jestLineOf(line string) (mark rune, title string, ok bool) {
 	mark, size := utf8.DecodeRuneInString(line)
-	if _, known := jestMarks[string(mark)]; !known {
+	if _, known := jestMark(mark); !known {
 		return 0, "", false
 	}
 	space, spaceSize := utf8.DecodeRuneInString(line[size:])

@@ -42,21 +42,14 @@ func (s *suiteStack) adjust(line string) {
 	*s = append(*s, suiteLevel{pyStrip(line), indent})
 }
 
-func (s suiteStack) names() []string {
-	out := make([]string, len(s))
-	for i, l := range s {
-		out[i] = l.name
+// appendJoin appends sep.join(suite names + [title]) to b.
+func (s suiteStack) appendJoin(b []byte, title, sep string) []byte {
+	for _, l := range s {
+		b = append(b, l.name...)
+		b = append(b, sep...)
 	}
-	return out
+	return append(b, title...)
 }
-
-var (
-	calypsoTimed     = pyRe(`\(\d+ms\)`)
-	calypsoPassTimed = pyRe(`^\s+✓\s(.*)\(\d+ms\)$`)
-	calypsoPass      = pyRe(`^\s+✓\s(.*)`)
-	calypsoFailTimed = pyRe(`^\s+✕\s(.*)\(\d+ms\)$`)
-	calypsoFail      = pyRe(`^\s+✕\s(.*)`)
-)
 
 // parseCalypso: results after each " ./node_modules/.bin/jest " up to "Test Suites" or the
 // first "  ● " failure detail; the id is the suite path and the title joined by " - ", so a test
@@ -65,33 +58,36 @@ var (
 func parseCalypso(log string) Statuses {
 	out := Statuses{}
 	var suite suiteStack
-	runs := strings.Split(log, " ./node_modules/.bin/jest ")
+	var id []byte
+	runs := pySplitString(log, " ./node_modules/.bin/jest ")
 	for _, run := range runs[1:] {
 		for line := range lineSeq(run) {
 			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
 				break
 			}
-			stripped := pyStrip(line)
-			var timed, plain *regexp.Regexp
+			stripped := pyLstrip(line)
+			var mark string
 			var status testresults.Status
 			switch {
 			case strings.HasPrefix(stripped, "✓"):
-				timed, plain, status = calypsoPassTimed, calypsoPass, passed
+				mark, status = "✓", passed
 			case strings.HasPrefix(stripped, "✕"):
-				timed, plain, status = calypsoFailTimed, calypsoFail, failed
+				mark, status = "✕", failed
 			default:
 				suite.adjust(line)
 				continue
 			}
-			re := plain
-			if calypsoTimed.MatchString(line) {
-				re = timed
-			}
-			m := re.FindStringSubmatch(line)
-			if m == nil {
+			title, ok := calypsoLine(line, mark)
+			if !ok {
 				return nil
 			}
-			out[pyStrip(strings.Join(suite.names(), " - ")+" - "+m[1])] = status
+			// " - ".join([" - ".join(suite), title]).strip()
+			if len(suite) > 0 {
+				id = suite.appendJoin(id[:0], title, " - ")
+			} else {
+				id = append(append(id[:0], " - "...), title...)
+			}
+			setStatus(out, pyStripBytes(id), status)
 		}
 	}
 	return out
@@ -106,20 +102,19 @@ const pyWhitespaceNoCRLF = "\\t\\v\\f\\x{1c}-\\x{1f} \\x{85}\\x{a0}\\x{1680}\\x{
 // after colour codes are removed.
 func parseChartJS(log string) Statuses {
 	out := Statuses{}
-	for _, m := range chartJSFailure.findAll(ansiEscape(log)) {
-		out[m[1]] = failed
+	log = ansiEscape(log)
+	for m := range chartJSFailure.each(log) {
+		out[log[m[2]:m[3]]] = failed
 	}
 	return out
 }
-
-var markedFailure = pyRe(`^\d+\)\s(.*)`)
 
 // parseMarked: only failures, "<n>) <title>" at the start of a line.
 func parseMarked(log string) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if m := markedFailure.FindStringSubmatch(line); m != nil {
-			out[pyStrip(m[1])] = failed
+		if title, ok := markedLine(line); ok {
+			out[pyStrip(title)] = failed
 		}
 	}
 	return out
@@ -267,14 +262,26 @@ func parseCarbon(log string) Statuses {
 	return out
 }
 
-var jestMarks = map[string]testresults.Status{"✓": passed, "✕": failed, "○": skipped}
+// jestMark is the status of a verbose Jest mark; false for another character.
+func jestMark(mark rune) (testresults.Status, bool) {
+	switch mark {
+	case '✓':
+		return passed, true
+	case '✕':
+		return failed, true
+	case '○':
+		return skipped, true
+	}
+	return "", false
+}
 
 // parseJestOfficial is parse_log_jest: verbose Jest marks on the stripped line, the title as the
 // id. 5 strips the title; 4.1 keeps the space before a " (12 ms)" that follows two spaces.
 func parseJestOfficial(log string, stripTitle bool) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if !strings.ContainsAny(line, "✓✕○") {
+		// Each mark is three bytes starting 0xE2: a cheaper filter than looking for the marks.
+		if strings.IndexByte(line, 0xe2) < 0 {
 			continue
 		}
 		mark, name, ok := jestLineOf(pyStrip(line))
@@ -284,20 +291,20 @@ func parseJestOfficial(log string, stripTitle bool) Statuses {
 		if stripTitle {
 			name = pyStrip(name)
 		}
-		out[name] = jestMarks[string(mark)]
+		out[name], _ = jestMark(mark)
 	}
 	return out
 }
 
 // parseJestJSON: "[PASSED] title" / "[FAILED] title" lines written by a jq transform of
 // jest --json.
-var parseJestJSON = readerParser(jestJSONLine, "", map[string]testresults.Status{"PASSED": passed, "FAILED": failed})
+var parseJestJSON = readerParser(jestJSONLine, lineFilter{}, map[string]testresults.Status{"PASSED": passed, "FAILED": failed})
 
 var vitestMarks = map[string]testresults.Status{"✓": passed, "×": failed, "↓": skipped}
 
 // parseVitest: vitest --reporter=verbose marks. A trailing " <number>" (with or without "ms") is
 // taken for a duration and dropped from the title, as officially.
-var parseVitest = readerParser(vitestLine, "", vitestMarks)
+var parseVitest = readerParser(vitestLine, vitestFilter, vitestMarks)
 
 var karmaLine = pyRe(`^(\s*)?([✔✖])?\s(.*)$`)
 
@@ -352,7 +359,7 @@ func parseKarma(log string) Statuses {
 }
 
 // parseTap: TAP "ok 1 title" / "not ok 2 title" lines; the title is the id.
-var parseTap = readerParser(tapLine, "ok ", map[string]testresults.Status{"ok": passed, "not ok": failed})
+var parseTap = readerParser(tapLine, lineFilter{contains: "ok "}, map[string]testresults.Status{"ok": passed, "not ok": failed})
 
 // parseImmutableJS picks Jest's verbose reader for PR 2006 and the jq-transformed JSON reader
 // for PR 2005 (the number after the instance id's last "-"); any other instance raises
@@ -412,11 +419,20 @@ const prismTestCommand = "./node_modules/.bin/mocha tests/run.js --reporter json
 // json.loads refuses raises there: no results here.
 func parsePrismJS(log string) Statuses {
 	out := Statuses{}
-	runs := strings.Split(log, prismTestCommand)
+	runs := pySplitString(log, prismTestCommand)
 	for _, run := range runs[1:] {
-		report := "{" + pyRsplitFirst(pySplitLast(run, "{"), "}") + "}"
+		inner := pyRsplitFirst(pySplitLast(run, "{"), "}")
+		if failures, passes, ok := mochaReportTitles(inner); ok {
+			for _, t := range failures {
+				out[t] = failed
+			}
+			for _, t := range passes {
+				out[t] = passed
+			}
+			continue
+		}
 		var fields map[string]json.RawMessage
-		if json.Unmarshal([]byte(report), &fields) != nil {
+		if json.Unmarshal([]byte("{"+inner+"}"), &fields) != nil {
 			return nil
 		}
 		for _, key := range []string{"failures", "passes"} {
@@ -471,8 +487,8 @@ var bpmnFailures = []*literalRe{
 func parseBpmnJS(log string) Statuses {
 	out := Statuses{}
 	for _, re := range bpmnFailures {
-		for _, m := range re.findAll(log) {
-			out[m[len(m)-1]] = failed
+		for m := range re.each(log) {
+			out[log[m[len(m)-2]:m[len(m)-1]]] = failed
 		}
 	}
 	return out
@@ -492,7 +508,7 @@ var openlayersFailures = []func(string) [][]int{
 var openlayersLiteralFailures = []*literalRe{
 	newLiteralRe(pyRe(`(?m)Chrome\sHeadless\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)\sFAILED\n`)).withMatcher(matchOpenLayersChromeHeadless),
 	newLiteralRe(pyRe(`(?m)Chrome\s[\d\.]+\s\(Linux\s` + pyNonSpace + `+\)\s(.*)FAILED\n`)).withMatcher(matchOpenLayersChrome),
-	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)),
+	newLiteralRe(pyRe(`(?m)^case\s(.*):\smismatch`)).withMatcher(matchOpenLayersCase),
 }
 
 // parseOpenLayers: only failures, from Karma's Chrome lines, mocha's numbered failures and
@@ -511,10 +527,10 @@ func parseOpenLayers(log string) Statuses {
 // file that both failed and passed is PASSED).
 func parseEmotion(log string) Statuses {
 	out := Statuses{}
-	for _, name := range jestFileResults(log, "FAIL") {
+	for name := range jestFileResults(log, "FAIL") {
 		out[pyStrip(name)] = failed
 	}
-	for _, name := range jestFileResults(log, "PASS") {
+	for name := range jestFileResults(log, "PASS") {
 		out[pyStrip(name)] = passed
 	}
 	return out
@@ -523,20 +539,46 @@ func parseEmotion(log string) Statuses {
 // parseGrommet is parseEmotion with a trailing " (1.2 s)" timing dropped.
 func parseGrommet(log string) Statuses {
 	out := Statuses{}
-	for _, name := range jestFileResults(log, "FAIL") {
+	for name := range jestFileResults(log, "FAIL") {
 		out[withoutGrommetTime(pyStrip(name))] = failed
 	}
-	for _, name := range jestFileResults(log, "PASS") {
+	for name := range jestFileResults(log, "PASS") {
 		out[withoutGrommetTime(pyStrip(name))] = passed
 	}
 	return out
 }
 
+// lowerContains is strings.Contains(strings.ToLower(s), word) for a lower-case ASCII word, without
+// the copy when s is ASCII.
+func lowerContains(s, word string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), word)
+		}
+		if c|0x20 == word[0] && hasASCIIPrefixFold(s[i:], word) {
+			return true // lower-casing what follows cannot undo an ASCII match
+		}
+	}
+	return false
+}
+
+// hasASCIIPrefixFold reports whether s starts with the lower-case ASCII letters of word in
+// either case (c|0x20 is a lower-case letter only for that letter in either case).
+func hasASCIIPrefixFold(s, word string) bool {
+	if len(s) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if s[i]|0x20 != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
 var (
-	nextAssertion = regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#(?s:.)*?\n\n`)
-	nextFail      = pyRe(`^.*?✗\s*(.*)`)
-	nextPass      = pyRe(`^.*?✓\s*(.*)`)
-	nextSuites    = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`))
+	nextSuites = newLiteralRe(pyRe(`Running\:(.*)\)\n{3}\s{2}(.*)\n`)).withMatcher(matchNextSuite)
 )
 
 // parseNext is alibaba-fusion/next's parser: version 1.27 reads mocha's spec output per
@@ -548,8 +590,10 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	}
 	out := Statuses{}
 	var suite suiteStack
-	log = nextAssertion.ReplaceAllLiteralString(ansiEscape(log), "")
-	runs := strings.Split(log, " xvfb-run ")
+	var id []byte
+	log = ansiEscape(log)
+	log = removeMatches(log, nextAssertions(log))
+	runs := pySplitString(log, " xvfb-run ")
 	for _, run := range runs[1:] {
 		browser := strings.Split(run, "Starting browser Chrome")
 		for line := range lineSeq(browser[len(browser)-1]) {
@@ -561,10 +605,13 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 				strings.HasPrefix(stripped, "Check") || strings.HasPrefix(stripped, "in") {
 				continue
 			}
-			if m := nextFail.FindStringSubmatch(line); m != nil {
-				out[strings.Join(append(suite.names(), m[1]), " - ")] = failed
-			} else if m := nextPass.FindStringSubmatch(line); m != nil {
-				out[strings.Join(append(suite.names(), m[1]), " - ")] = passed
+			// `.*?✗\s*(.*)`, then `.*?✓\s*(.*)`: the text after the first mark, less whitespace.
+			if _, title, found := strings.Cut(line, "✗"); found {
+				id = suite.appendJoin(id[:0], pyLstrip(title), " - ")
+				setStatus(out, id, failed)
+			} else if _, title, found := strings.Cut(line, "✓"); found {
+				id = suite.appendJoin(id[:0], pyLstrip(title), " - ")
+				setStatus(out, id, passed)
 			} else {
 				suite.adjust(line)
 			}
@@ -573,17 +620,61 @@ func parseNext(log string, _ Dialect, in Instance) Statuses {
 	return out
 }
 
+// nextAssertions is the matches of `AssertionError:\s+#([\s\S]*?)\n\n` in s: from each
+// "AssertionError:", whitespace, "#", and the text up to the first blank line.
+func nextAssertions(s string) [][]int {
+	var out [][]int
+	for from := 0; ; {
+		i := strings.Index(s[from:], "AssertionError:")
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		from = at + len("AssertionError:")
+		body, ok := cutPySpaces(s[from:])
+		if !ok || !strings.HasPrefix(body, "#") {
+			continue
+		}
+		hash := len(s) - len(body)
+		blank := strings.Index(s[hash+1:], "\n\n")
+		if blank < 0 {
+			return out // no later match can end either
+		}
+		from = hash + 1 + blank + 2
+		out = append(out, []int{at, from, hash + 1, hash + 1 + blank})
+	}
+}
+
+// removeMatches is s without the text of each match (re.sub(pattern, "", s)).
+func removeMatches(s string, matches [][]int) string {
+	if len(matches) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 func parseNextV2(log string) Statuses {
 	out := Statuses{}
 	matches := nextSuites.findAllIndex(log)
 	pieces := pySplitAt(log, matches)
+	var id []byte
 	for i, m := range matches {
 		suite, block := log[m[4]:m[5]], pieces[(i+1)*3]
 		for _, f := range lineStartMatches(block, matchNextFailure) {
-			out[suite+": "+pyStrip(block[f[2]:f[3]])] = failed
+			id = append(append(append(id[:0], suite...), ": "...), pyStrip(block[f[2]:f[3]])...)
+			setStatus(out, id, failed)
 		}
 		for _, p := range lineStartMatches(block, matchNextPass) {
-			out[suite+": "+pyStrip(block[p[2]:p[3]])] = passed
+			id = append(append(append(id[:0], suite...), ": "...), pyStrip(block[p[2]:p[3]])...)
+			setStatus(out, id, passed)
 		}
 	}
 	return out
@@ -593,7 +684,7 @@ var mochaFullTitle = newLiteralRe(pyRe(`(?m)\"fullTitle\"\:\s\"(.*)\",\n`)).with
 
 // pySplitAfterLast is Python's s.split(sep)[-1]: the text after the last sep (s without one).
 func pySplitAfterLast(s, sep string) string {
-	if i := strings.LastIndex(s, sep); i >= 0 {
+	if i := lastIndex(s, sep); i >= 0 {
 		return s[i+len(sep):]
 	}
 	return s
@@ -603,31 +694,69 @@ func pySplitAfterLast(s, sep string) string {
 // the passes, then of the failures.
 func parseCypress(log string) Statuses {
 	out := Statuses{}
-	pieces := strings.Split(log, "../..")
+	pieces := pySplitString(log, "../..")
 	for _, piece := range pieces[:len(pieces)-1] {
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")) {
-			out[m[1]] = passed
+		passes := pyRsplitFirst(pySplitAfterLast(piece, `  "passes": [`), "  }")
+		for m := range mochaFullTitle.each(passes) {
+			out[passes[m[2]:m[3]]] = passed
 		}
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],")) {
-			out[m[1]] = failed
+		failures := pyRsplitFirst(pySplitAfterLast(piece, `  "failures": [`), "  ],")
+		for m := range mochaFullTitle.each(failures) {
+			out[failures[m[2]:m[3]]] = failed
 		}
 	}
 	return out
 }
 
-var (
-	lighthouseRuns    = pyRe(`running\s\d+\stest\sfiles`)
-	lighthousePassing = pyRe(`\d+\spassing`)
-	lighthouseResults = []struct {
-		re     *regexp.Regexp
-		status testresults.Status
-	}{
-		{pyRe(`^✔\s(.*)\s\(\d+m+s\)`), passed},
-		{pyRe(`^✔\s(.*)`), passed},
-		{pyRe(`^\d+\)\s(.*)\s\(\d+m+s\)`), failed},
-		{pyRe(`^\d+\)\s(.*)`), failed},
+// lighthouseRunMatches is the matches of `running\s\d+\stest\sfiles` in log, found from each
+// "running".
+func lighthouseRunMatches(log string) [][]int {
+	var out [][]int
+	for from := 0; ; {
+		i := strings.Index(log[from:], "running")
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		from = at + len("running")
+		p := pySpaces(log, from, 1)
+		if p < 0 {
+			continue
+		}
+		if p = pyDigitsEnd(log, p); p < 0 {
+			continue
+		}
+		if p = pySpaces(log, p, 1); p < 0 || !strings.HasPrefix(log[p:], "test") {
+			continue
+		}
+		if p = pySpaces(log, p+len("test"), 1); p < 0 || !strings.HasPrefix(log[p:], "files") {
+			continue
+		}
+		from = p + len("files")
+		out = append(out, []int{at, from})
 	}
-)
+}
+
+// lighthousePassing is the first match of `\d+\spassing` in s (nil if none): the digits before
+// the whitespace before the first "passing" that has both.
+func lighthousePassing(s string) []int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "passing")
+		if i < 0 {
+			return nil
+		}
+		at := from + i
+		from = at + 1
+		r, size := utf8.DecodeLastRuneInString(s[:at])
+		if !isPySpace(r) {
+			continue
+		}
+		digits := strings.TrimRightFunc(s[:at-size], unicode.IsDigit)
+		if len(digits) < at-size {
+			return []int{len(digits), at + len("passing")}
+		}
+	}
+}
 
 // parseLighthouse picks by the instance's version: 9.5, 10.0 and 10.2 read mocha's spec output,
 // other versions from 3 on Jest's per-file lines (parseCarbon), older ones mocha's JSON report.
@@ -645,13 +774,15 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 		return parseCarbon(log)
 	}
 	out := Statuses{}
-	runs := strings.Split(log, "./node_modules/.bin/mocha --reporter json")
+	runs := pySplitString(log, "./node_modules/.bin/mocha --reporter json")
 	for _, run := range runs[1:] {
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")) {
-			out[m[1]] = passed
+		passes := pyRsplitFirst(pySplitAfterLast(run, `"passes": [`), "]")
+		for m := range mochaFullTitle.each(passes) {
+			out[passes[m[2]:m[3]]] = passed
 		}
-		for _, m := range mochaFullTitle.findAll(pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],")) {
-			out[m[1]] = failed
+		failures := pyRsplitFirst(pySplitAfterLast(run, `"failures": [`), "],")
+		for m := range mochaFullTitle.each(failures) {
+			out[failures[m[2]:m[3]]] = failed
 		}
 	}
 	return out
@@ -659,22 +790,25 @@ func parseLighthouse(log string, _ Dialect, in Instance) Statuses {
 
 func parseLighthouseMocha(log string) Statuses {
 	out := Statuses{}
-	runs := pySplit(lighthouseRuns, log)
+	var id []byte
+	runs := pySplitAt(log, lighthouseRunMatches(log))
 	for _, run := range runs[1:] {
-		run = pyStrip(pySplit(lighthousePassing, run)[0])
+		if m := lighthousePassing(run); m != nil {
+			run = run[:m[0]]
+		}
+		run = pyStrip(run)
 		var suite suiteStack
 		for line := range lineSeq(run) {
-			stripped := pyStrip(line)
-			found := false
-			for _, r := range lighthouseResults {
-				if m := r.re.FindStringSubmatch(stripped); m != nil {
-					out[strings.Join(append(suite.names(), m[1]), " - ")] = r.status
-					found = true
-					break
-				}
-			}
-			if !found {
+			word, title, ok := lighthouseMochaLine(pyStrip(line))
+			if !ok {
 				suite.adjust(line)
+				continue
+			}
+			id = suite.appendJoin(id[:0], title, " - ")
+			if word == "✔" {
+				setStatus(out, id, passed)
+			} else {
+				setStatus(out, id, failed)
 			}
 		}
 	}
@@ -733,40 +867,41 @@ func parseQuartoCLI(log string) Statuses {
 	return out
 }
 
-var (
-	plotlySuite = pyRe(`^(\s+)-\s+(.*?)\s+:`)
-	plotlyTest  = pyRe(`^(\s+)\*\s+(.*?)\s+:\s*(.*)`)
-)
-
 // parsePlotlyJS: "  - suite :" lines and "    * test : ok" lines; a line indented no deeper
 // than the last suite empties the suite path. A status without "ok", or with "failed", is
 // FAILED.
 func parsePlotlyJS(log string) Statuses {
 	out := Statuses{}
 	var suite []string
+	var id []byte // the suite names, each followed by ".", then the test's name
 	suiteIndent := 0
 	for line := range lineSeq(log) {
-		if m := plotlySuite.FindStringSubmatch(line); m != nil {
-			if utf8.RuneCountInString(m[1]) <= suiteIndent {
-				suite = nil
-			}
-			suite = append(suite[:len(suite):len(suite)], m[2])
-			suiteIndent = utf8.RuneCountInString(m[1])
+		// `(\s+)-\s+(.*?)\s+:` and `(\s+)\*\s+(.*?)\s+:\s*(.*)`: an indented "-" or "*".
+		rest := pyLstrip(line)
+		if len(rest) == len(line) || rest == "" || rest[0] != '-' && rest[0] != '*' {
 			continue
 		}
-		m := plotlyTest.FindStringSubmatch(line)
-		if m == nil {
+		indent, name, after, ok := plotlyLine(line, rest[0])
+		if !ok {
 			continue
 		}
-		if utf8.RuneCountInString(m[1]) <= suiteIndent {
-			suite = nil
+		if utf8.RuneCountInString(indent) <= suiteIndent {
+			suite = suite[:0]
 		}
-		status := strings.ToLower(m[3])
-		id := strings.Join(append(suite[:len(suite):len(suite)], m[2]), ".")
-		if !strings.Contains(status, "ok") || strings.Contains(status, "failed") {
-			out[id] = failed
+		if rest[0] == '-' {
+			suite = append(suite, name)
+			suiteIndent = utf8.RuneCountInString(indent)
+			continue
+		}
+		id = id[:0]
+		for _, s := range suite {
+			id = append(append(id, s...), '.')
+		}
+		id = append(id, name...)
+		if !lowerContains(after, "ok") || lowerContains(after, "failed") {
+			setStatus(out, id, failed)
 		} else {
-			out[id] = passed
+			setStatus(out, id, passed)
 		}
 	}
 	return out

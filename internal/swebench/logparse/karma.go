@@ -121,7 +121,7 @@ func matchChromeHeadless(s string) []int {
 	// character's first byte is always where RE2's decoding puts a character boundary.
 	area := s[:min(len(s), lineEnd+1+len("(Linux"))]
 	for j := len(area); ; {
-		i := strings.LastIndex(area[start:j], "(Linux")
+		i := lastIndex(area[start:j], "(Linux")
 		if i < 0 {
 			return nil
 		}
@@ -229,4 +229,49 @@ func matchOpenLayersChromeHeadless(s string) []int {
 		return nil
 	}
 	return []int{0, lineEnd + 1, k.at, lineEnd - len("FAILED") - size}
+}
+
+// `Running\:(.*)\)\n{3}\s{2}(.*)\n`: the first group is the rest of the line up to a ")" that
+// ends it, then two empty lines, two whitespace characters (newlines too) and a whole line.
+func matchNextSuite(s string) []int {
+	at := len("Running:")
+	lineEnd := strings.IndexByte(s[at:], '\n')
+	if lineEnd < 1 {
+		return nil
+	}
+	lineEnd += at
+	if s[lineEnd-1] != ')' || !strings.HasPrefix(s[lineEnd:], "\n\n\n") {
+		return nil
+	}
+	p := pySpaces(s, lineEnd+3, 2)
+	if p < 0 {
+		return nil
+	}
+	end := strings.IndexByte(s[p:], '\n')
+	if end < 0 {
+		return nil
+	}
+	return []int{0, p + end + 1, at, lineEnd - 1, p, p + end}
+}
+
+// (?m)`^case\s(.*):\smismatch`: after "case" and one whitespace character (a newline too), the
+// group runs on its line to the last ":" followed by one whitespace character (a newline too)
+// and "mismatch".
+func matchOpenLayersCase(s string) []int {
+	start := pySpaces(s, len("case"), 1)
+	if start < 0 {
+		return nil
+	}
+	lineEnd := lineEndFrom(s, start)
+	for end := lineEnd; ; {
+		c := strings.LastIndexByte(s[start:end], ':')
+		if c < 0 {
+			return nil
+		}
+		c += start
+		end = c
+		if p := pySpaces(s, c+1, 1); p >= 0 && strings.HasPrefix(s[p:], "mismatch") {
+			return []int{0, p + len("mismatch"), start, c}
+		}
+	}
 }

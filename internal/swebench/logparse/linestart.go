@@ -45,8 +45,8 @@ func pySpaces(s string, at, n int) int {
 	return at
 }
 
-// pyDigitsParen is the end of `\d+\)` from at, -1 if absent.
-func pyDigitsParen(s string, at int) int {
+// pyDigitsEnd is the end of `\d+` from at, -1 if absent.
+func pyDigitsEnd(s string, at int) int {
 	start := at
 	for at < len(s) {
 		r, size := utf8.DecodeRuneInString(s[at:])
@@ -55,7 +55,16 @@ func pyDigitsParen(s string, at int) int {
 		}
 		at += size
 	}
-	if at == start || at >= len(s) || s[at] != ')' {
+	if at == start {
+		return -1
+	}
+	return at
+}
+
+// pyDigitsParen is the end of `\d+\)` from at, -1 if absent.
+func pyDigitsParen(s string, at int) int {
+	at = pyDigitsEnd(s, at)
+	if at < 0 || at >= len(s) || s[at] != ')' {
 		return -1
 	}
 	return at + 1
@@ -121,27 +130,51 @@ func openlayersMochaFailures(s string) [][]int {
 // collapseSpace is Python's re.sub(r"\s+", " ", s).strip().
 func collapseSpace(s string) string {
 	s = pyStrip(s)
-	var b strings.Builder
-	copied, inSpace := 0, false
-	for i, r := range s {
-		space := isPySpace(r)
-		switch {
-		case space && !inSpace:
-			if b.Len() == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[copied:i])
-		case !space && inSpace:
-			b.WriteByte(' ')
-			copied = i
-		}
-		inSpace = space
-	}
-	if copied == 0 && b.Len() == 0 {
+	if singleSpaced(s) {
 		return s
 	}
-	b.WriteString(s[copied:])
-	return b.String()
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && !isASCIIPySpace(c) {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if r, size := utf8.DecodeRuneInString(s[i:]); !isPySpace(r) {
+			b = append(b, s[i:i+size]...)
+			i += size
+			continue
+		}
+		i = len(s) - len(pyLstrip(s[i:])) // a run of whitespace, inside s: it was stripped
+		b = append(b, ' ')
+	}
+	return string(b)
+}
+
+// singleSpaced reports whether every whitespace character of s is a ' ' between two others.
+func singleSpaced(s string) bool {
+	prevSpace := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIIPySpace(c) {
+				if c != ' ' || prevSpace {
+					return false
+				}
+				prevSpace = true
+			} else {
+				prevSpace = false
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isPySpace(r) {
+			return false
+		}
+		prevSpace = false
+		i += size - 1
+	}
+	return true
 }
 
 // eslintFailures is `(\s{2}\d+\))((?s:.)*?)\s+(?:(.*)Error)` over s: from the first
@@ -193,23 +226,29 @@ func eslintFailures(s string) [][]int {
 // eslintTitle is the end of the match from q (after the number's ")"): the title group
 // s[q:e], the third group, as [e, end, groupStart, groupEnd]; nil if none.
 func eslintTitle(s string, q int) []int {
+	lineEnd, lastError := -1, -1 // the line of the last run looked at, and its last "Error"
 	for e := q; e < len(s); {
+		c := s[e]
+		if c < utf8.RuneSelf && !isASCIIPySpace(c) {
+			e++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[e:])
-		if !isPySpace(r) {
+		if c >= utf8.RuneSelf && !isPySpace(r) {
 			e += size
 			continue
 		}
-		run := e
-		for run < len(s) {
-			r, size := utf8.DecodeRuneInString(s[run:])
-			if !isPySpace(r) {
-				break
+		run := len(s) - len(pyLstrip(s[e:]))
+		if run > lineEnd {
+			lineEnd = lineEndFrom(s, run)
+			lineStart := strings.LastIndexByte(s[:run], '\n') + 1
+			lastError = lastIndex(s[lineStart:lineEnd], "Error")
+			if lastError >= 0 {
+				lastError += lineStart
 			}
-			run += size
 		}
-		lineEnd := lineEndFrom(s, run)
-		if last := strings.LastIndex(s[run:lineEnd], "Error"); last >= 0 {
-			return []int{e, run + last + len("Error"), run, run + last}
+		if lastError >= run {
+			return []int{e, lastError + len("Error"), run, lastError}
 		}
 		e = run
 	}

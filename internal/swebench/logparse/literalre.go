@@ -1,6 +1,7 @@
 package logparse
 
 import (
+	"iter"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -18,10 +19,12 @@ type literalRe struct {
 	// literal begins every match; lineStart: the match must also begin a line ((?m)^literal).
 	literal   string
 	lineStart bool
+	// anchor is the byte of literal looked for (rareByteOf).
+	anchor int
 	// newlines is the most newlines a match can hold.
 	newlines int
-	// match, when set, is a hand-written matcher of the pattern anchored at the window's start
-	// (nil: no match), used instead of RE2.
+	// match, when set, is a hand-written matcher of the pattern anchored at the start of the
+	// text it is given, the rest of the log (nil: no match), used instead of RE2.
 	match func(window string) []int
 }
 
@@ -39,6 +42,7 @@ func newLiteralRe(re *regexp.Regexp) *literalRe {
 	}
 	l := &literalRe{re: re, anchored: regexp.MustCompile(`\A(?:` + re.String() + `)`), newlines: maxNewlines(tree)}
 	l.literal, l.lineStart = leadingLiteral(tree)
+	l.anchor = rareByteOf(l.literal)
 	if l.literal == "" || l.newlines < 0 || hasOp(tree, syntax.OpEndText) {
 		panic("literalRe: " + re.String() + " needs a leading literal and matches of bounded lines")
 	}
@@ -131,38 +135,56 @@ func hasOp(tree *syntax.Regexp, op syntax.Op) bool {
 	return false
 }
 
+// windowEnd is where the text RE2 tries a match from start on ends: at the newline after the
+// most a match can hold, so that (?m)$ and \b read the same at its end as in the log.
+func (l *literalRe) windowEnd(log string, start int) int {
+	end := start
+	for range l.newlines + 1 {
+		j := strings.IndexByte(log[end:], '\n')
+		if j < 0 {
+			end = len(log)
+			break
+		}
+		end += j + 1
+	}
+	if end < len(log) || log[end-1] == '\n' && strings.Count(log[start:end], "\n") > l.newlines {
+		end--
+	}
+	return end
+}
+
 // findAllIndex is re.FindAllStringSubmatchIndex(log, -1).
 func (l *literalRe) findAllIndex(log string) [][]int {
 	var out [][]int
+	for m := range l.each(log) {
+		out = append(out, m)
+	}
+	return out
+}
+
+// each yields the matches of findAllIndex one at a time.
+func (l *literalRe) each(log string) iter.Seq[[]int] {
+	return func(yield func([]int) bool) {
+		l.eachMatch(log, yield)
+	}
+}
+
+func (l *literalRe) eachMatch(log string, yield func([]int) bool) {
 	for pos := 0; pos < len(log); {
-		i := strings.Index(log[pos:], l.literal)
-		if i < 0 {
+		start := indexFrom(log, pos, l.literal, l.anchor)
+		if start < 0 {
 			break
 		}
-		start := pos + i
 		if l.lineStart && start > 0 && log[start-1] != '\n' {
 			pos = start + 1
 			continue
 		}
-		// The window ends at the newline after the most a match can hold, so that (?m)$ and \b
-		// read the same at its end as in the log.
-		end := start
-		for range l.newlines + 1 {
-			j := strings.IndexByte(log[end:], '\n')
-			if j < 0 {
-				end = len(log)
-				break
-			}
-			end += j + 1
-		}
-		if end < len(log) || log[end-1] == '\n' && strings.Count(log[start:end], "\n") > l.newlines {
-			end--
-		}
 		var m []int
 		if l.match != nil {
-			m = l.match(log[start:end])
+			// A hand-written matcher reads no further than its match: the rest of the log.
+			m = l.match(log[start:])
 		} else {
-			m = l.anchored.FindStringSubmatchIndex(log[start:end])
+			m = l.anchored.FindStringSubmatchIndex(log[start:l.windowEnd(log, start)])
 		}
 		if m == nil {
 			pos = start + 1
@@ -173,24 +195,9 @@ func (l *literalRe) findAllIndex(log string) [][]int {
 				m[k] += start
 			}
 		}
-		out = append(out, m)
+		if !yield(m) {
+			return
+		}
 		pos = m[1]
 	}
-	return out
-}
-
-// findAll is re.FindAllStringSubmatch(log, -1).
-func (l *literalRe) findAll(log string) [][]string {
-	matches := l.findAllIndex(log)
-	out := make([][]string, len(matches))
-	for i, m := range matches {
-		groups := make([]string, len(m)/2)
-		for g := range groups {
-			if m[2*g] >= 0 {
-				groups[g] = log[m[2*g]:m[2*g+1]]
-			}
-		}
-		out[i] = groups
-	}
-	return out
 }

@@ -124,15 +124,27 @@ func TestScannersEqualThePatterns(t *testing.T) {
 		pattern *regexp.Regexp
 		find    func(string) [][]int
 		pieces  []string
+		// first: only the first match is compared (the scanner finds no more).
+		first bool
 	}{
 		"next failure": {pyRe(`(?m)^\s{4}\d+\)\s(.*)`), func(s string) [][]int { return lineStartMatches(s, matchNextFailure) },
-			[]string{"    1) a", "    12)\tb", "\n\n  3) c", "  \u00a0 4) x", "    \u0663) y", "    5)", "    6)x"}},
+			[]string{"    1) a", "    12)\tb", "\n\n  3) c", "  \u00a0 4) x", "    \u0663) y", "    5)", "    6)x"}, false},
 		"next pass": {pyRe(`(?m)^\s{4}✓\s(.*)\(`), func(s string) [][]int { return lineStartMatches(s, matchNextPass) },
-			[]string{"    ✓ a (1ms)", "    ✓ b(", "\n\n  ✓ c (", "    ✓\n(x)", "    ✓ d", "   ✓ e ("}},
+			[]string{"    ✓ a (1ms)", "    ✓ b(", "\n\n  ✓ c (", "    ✓\n(x)", "    ✓ d", "   ✓ e ("}, false},
 		"openlayers mocha": {regexp.MustCompile(`(?m)^[` + pyWhitespace + `]{2}\p{Nd}+\)((?s:.)*?)Error:`), openlayersMochaFailures,
-			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error:", "\n 3) d", "  4)Error:", "  \u0663) e TypeError: f", "Error:"}},
+			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error:", "\n 3) d", "  4)Error:", "  \u0663) e TypeError: f", "Error:"}, false},
 		"eslint": {regexp.MustCompile(`([` + pyWhitespace + `]{2}\p{Nd}+\))((?s:.)*?)[` + pyWhitespace + `]+(?:(.*)Error)`), eslintFailures,
-			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error", " x  3) d", "   4)Error Error", "  \u0663) e TypeError: f", " Error", "\u00a0 5) x\n\n Error"}},
+			[]string{"  1) a\n  b\n AssertionError: x", "  2) c Error", " x  3) d", "   4)Error Error", "  \u0663) e TypeError: f", " Error", "\u00a0 5) x\n\n Error"}, false},
+		"lighthouse runs": {pyRe(`running\s\d+\stest\sfiles`), lighthouseRunMatches,
+			[]string{"running 3 test files", "running\u00a0\u0663\ttest\nfiles", "running 12 test file", "runningrunning 1 test files", "running  2 test files"}, false},
+		"lighthouse passing": {pyRe(`\d+\spassing`), func(s string) [][]int {
+			if m := lighthousePassing(s); m != nil {
+				return [][]int{m}
+			}
+			return nil
+		}, []string{"3 passing", "12\u00a0passing", "\u0663\npassing", "x passing", "4  passing", "passing"}, true},
+		"next assertions": {regexp.MustCompile(`AssertionError:[` + pyWhitespace + `]+#((?s:.)*?)\n\n`), nextAssertions,
+			[]string{"AssertionError: # a\n\n", "AssertionError:\n\n#\n\n", "AssertionError:# x", "AssertionError: \u00a0#y\nz\n\n", "AssertionError: x #"}, false},
 	}
 	pieces := []string{"\n", "\n", " ", "  ", "    ", "\t", "\u00a0", "\r", "1", ")", "(", "✓", "Error:", "x", "é"}
 	golden := goldenLogs(t)
@@ -158,6 +170,9 @@ func TestScannersEqualThePatterns(t *testing.T) {
 			found := 0
 			for _, log := range logs {
 				want := c.pattern.FindAllStringSubmatchIndex(log, -1)
+				if c.first && len(want) > 1 {
+					want = want[:1]
+				}
 				if diff := cmp.Diff(want, c.find(log)); diff != "" {
 					t.Fatalf("%q (-pattern +scanner):\n%s", log, diff)
 				}

@@ -4,8 +4,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swe-sweep/sweep-operator/internal/testresults"
 )
@@ -13,43 +13,43 @@ import (
 // The parsers of SWE-bench's c.py, go.py, java.py, php.py, ruby.py and rust.py, reproduced step
 // by step (see javascript.go). Each reads the line stripped of Python's whitespace unless noted.
 
-// lineParser applies re to every stripped line that contains hint (a cheap filter) and records
-// status(groups) for the id groups[idGroup]; an empty status records nothing.
-func lineParser(re *regexp.Regexp, hint string, idGroup int, status func(m []string) testresults.Status) func(string) Statuses {
-	return func(log string) Statuses {
-		out := Statuses{}
-		for line := range lineSeq(log) {
-			if hint != "" && !strings.Contains(line, hint) {
-				continue
-			}
-			m := re.FindStringSubmatch(pyStrip(line))
-			if m == nil {
-				continue
-			}
-			if s := status(m); s != "" {
-				out[m[idGroup]] = s
+// lineFilter passes over lines that cannot match a reader, without stripping them.
+type lineFilter struct {
+	// contains: text every match holds ("": none).
+	contains string
+	// starts: the ASCII bytes a match can start with once the line is stripped ("": any).
+	starts string
+}
+
+// skips reports that line cannot match: its first character after spaces and tabs is ASCII,
+// not whitespace and not one of starts, or it lacks contains.
+func (f lineFilter) skips(line string) bool {
+	if f.starts != "" {
+		i := 0
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i < len(line) {
+			if c := line[i]; c < utf8.RuneSelf && !isASCIIPySpace(c) && strings.IndexByte(f.starts, c) < 0 {
+				return true
 			}
 		}
-		return out
 	}
+	return f.contains != "" && !strings.Contains(line, f.contains)
 }
 
-// byWord maps the matched word in group g onto a status.
-func byWord(g int, words map[string]testresults.Status) func([]string) testresults.Status {
-	return func(m []string) testresults.Status { return words[m[g]] }
-}
-
-// readerParser applies read to every stripped line that contains hint (a cheap filter) and
-// records words[word] for the name it reads; a word words lacks records nothing.
-func readerParser(read func(string) (word, name string, ok bool), hint string, words map[string]testresults.Status) func(string) Statuses {
+// readerParser applies read to every stripped line that filter does not skip and records
+// words[word] for the name it reads; a word words lacks records nothing.
+func readerParser(read func(string) (word, name string, ok bool), filter lineFilter, words map[string]testresults.Status) func(string) Statuses {
+	table := wordTableOf(words)
 	return func(log string) Statuses {
 		out := Statuses{}
 		for line := range lineSeq(log) {
-			if hint != "" && !strings.Contains(line, hint) {
+			if filter.skips(line) {
 				continue
 			}
 			if word, name, ok := read(pyStrip(line)); ok {
-				if s, known := words[word]; known {
+				if s, known := table.status(word); known {
 					out[name] = s
 				}
 			}
@@ -58,16 +58,51 @@ func readerParser(read func(string) (word, name string, ok bool), hint string, w
 	}
 }
 
+// wordTable is a few words and their statuses, looked up by comparing: cheaper than hashing the
+// word of every result line.
+type wordTable []wordStatus
+
+type wordStatus struct {
+	word   string
+	status testresults.Status
+}
+
+func wordTableOf(words map[string]testresults.Status) wordTable {
+	t := make(wordTable, 0, len(words))
+	for w, s := range words {
+		t = append(t, wordStatus{w, s})
+	}
+	return t
+}
+
+func (t wordTable) status(word string) (testresults.Status, bool) {
+	for _, w := range t {
+		if w.word == word {
+			return w.status, true
+		}
+	}
+	return "", false
+}
+
 var rubyUnitOutcomes = map[string]testresults.Status{".": passed, "E": failed, "F": failed, "O": skipped}
 
-var redisWords = map[string]testresults.Status{"ok": passed, "err": failed, "skip": skipped, "ignore": skipped}
+// redisWord is the status of a Redis result word.
+func redisWord(word string) testresults.Status {
+	switch word {
+	case "ok":
+		return passed
+	case "err":
+		return failed
+	}
+	return skipped // "skip", "ignore"
+}
 
 // parseRedis: "[ok]: name (12 ms)" lines of Redis' and Valkey's Tcl suite; a failure's
 // " in <file>" suffix is dropped.
 func parseRedis(log string) Statuses {
 	out := Statuses{}
 	for line := range lineSeq(log) {
-		if !strings.Contains(line, "]:") {
+		if redisFilter.skips(line) {
 			continue
 		}
 		word, name, ok := redisLine(pyStrip(line))
@@ -77,27 +112,29 @@ func parseRedis(log string) Statuses {
 		if word == "err" {
 			name = withoutRedisFile(name)
 		}
-		out[name] = redisWords[word]
+		out[name] = redisWord(word)
 	}
 	return out
 }
 
+// The filters of the readers whose matches start with a known character (TestLineFiltersPassEveryMatch).
 var (
-	parseJQ          = readerParser(jqLine, ":", map[string]testresults.Status{"PASS": passed, "FAIL": failed})
-	parseMicropython = readerParser(micropythonLine, "", map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
-	parseGoogleTest  = readerParser(googletestLine, "]", map[string]testresults.Status{"OK": passed, "FAILED": failed})
-	parseAnt         = readerParser(antLine, "[junit]", map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
-	parseMinitest    = readerParser(minitestLine, "=", map[string]testresults.Status{".": passed, "F": failed, "E": failed})
-	parseCucumber    = readerParser(cucumberLine, " .", map[string]testresults.Status{".": passed, "F": failed})
-	// Python's E\b: the letter is followed by a character that is not a word character, or ends
-	// the line; the outcome is group 2 or 3.
-	parseRubyUnit = lineParser(pyRe(`^\s*(?:test: )?(.+):\s+(?:(\.)|([EFO])(?:$|[^`+pyWord+`]))`), ":", 1,
-		func(m []string) testresults.Status {
-			return rubyUnitOutcomes[m[2]+m[3]]
-		})
-	parseRspecTransformedJSON = readerParser(rspecLine, " - ", map[string]testresults.Status{"passed": passed, "failed": failed})
-	parseGradle41             = lineParser(gradleResult, "", 1,
-		byWord(2, map[string]testresults.Status{"PASSED": passed, "FAILED": failed}))
+	jqFilter          = lineFilter{starts: "PF"}
+	micropythonFilter = lineFilter{starts: "pFs"}
+	vitestFilter      = lineFilter{starts: "\xe2\xc3"} // the first bytes of ✓, × and ↓: no ASCII start
+	redisFilter       = lineFilter{contains: "]:", starts: "["}
+)
+
+var (
+	parseJQ                   = readerParser(jqLine, jqFilter, map[string]testresults.Status{"PASS": passed, "FAIL": failed})
+	parseMicropython          = readerParser(micropythonLine, micropythonFilter, map[string]testresults.Status{"pass": passed, "FAIL": failed, "skip": skipped})
+	parseGoogleTest           = readerParser(googletestLine, lineFilter{contains: "]"}, map[string]testresults.Status{"OK": passed, "FAILED": failed})
+	parseAnt                  = readerParser(antLine, lineFilter{contains: "[junit]"}, map[string]testresults.Status{"PASS": passed, "FAIL": failed, "ERR": failed})
+	parseMinitest             = readerParser(minitestLine, lineFilter{contains: "="}, map[string]testresults.Status{".": passed, "F": failed, "E": failed})
+	parseCucumber             = readerParser(cucumberLine, lineFilter{contains: " ."}, map[string]testresults.Status{".": passed, "F": failed})
+	parseRubyUnit             = readerParser(rubyUnitLine, lineFilter{contains: ":"}, rubyUnitOutcomes)
+	parseRspecTransformedJSON = readerParser(rspecLine, lineFilter{contains: " - "}, map[string]testresults.Status{"passed": passed, "failed": failed})
+	parseGradle41             = readerParser(gradleResultLine, lineFilter{}, gradleStatus)
 )
 
 // parseJekyll picks minitest for PRs 9141, 8047 and 8167 and cucumber for 8761 and 8771 (the
@@ -116,12 +153,22 @@ func parseJekyll(log string, _ Dialect, in Instance) Statuses {
 	return nil
 }
 
-var phpunitMarks = map[string]testresults.Status{"✔": passed, "✘": failed, "↩": skipped}
+// phpunitMark is the status of a testdox mark.
+func phpunitMark(mark string) testresults.Status {
+	switch mark {
+	case "✔":
+		return passed
+	case "✘":
+		return failed
+	}
+	return skipped // "↩"
+}
 
 // parsePHPUnit reads phpunit --testdox output, lines not stripped: "Suite (Class)" headers and
 // "✔ test" results, ids "Suite > test" ("None > test" before any header).
 func parsePHPUnit(log string) Statuses {
 	out := Statuses{}
+	var id []byte
 	suite := "None"
 	for line := range lineSeq(log) {
 		if name, ok := phpunitSuiteLine(line); ok {
@@ -129,24 +176,31 @@ func parsePHPUnit(log string) Statuses {
 			continue
 		}
 		if mark, name, ok := phpunitTestLine(line); ok {
-			out[suite+" > "+name] = phpunitMarks[mark]
+			id = append(append(append(id[:0], suite...), " > "...), name...)
+			setStatus(out, id, phpunitMark(mark))
 		}
 	}
 	return out
 }
 
-var mavenStatus = map[string]testresults.Status{"SUCCESS": passed, "FAILURE": failed}
+// mavenStatus is the status of a BUILD result.
+func mavenStatus(result string) testresults.Status {
+	if result == "SUCCESS" {
+		return passed
+	}
+	return failed
+}
 
 // mavenTestName is the official `^.*-Dtest=(\S+).*$` on a stripped line: the run of
 // non-whitespace after the last "-Dtest=" that has one.
-func mavenTestName(line string) (string, bool) {
+func mavenTestName(line string) (name string, ok bool) {
 	for end := len(line); ; {
-		i := strings.LastIndex(line[:end], "-Dtest=")
+		i := lastIndex(line[:end], "-Dtest=")
 		if i < 0 {
 			return "", false
 		}
 		rest := line[i+len("-Dtest="):]
-		if n := strings.IndexFunc(rest, isPySpace); n != 0 {
+		if n := indexPySpace(rest); n != 0 && rest != "" {
 			if n < 0 {
 				n = len(rest)
 			}
@@ -158,10 +212,8 @@ func mavenTestName(line string) (string, bool) {
 
 // mavenResult is the official `^.*BUILD (SUCCESS|FAILURE)$` on a stripped line.
 func mavenResult(line string) (string, bool) {
-	for _, word := range []string{"SUCCESS", "FAILURE"} {
-		if strings.HasSuffix(line, "BUILD "+word) {
-			return word, true
-		}
+	if strings.HasSuffix(line, "BUILD SUCCESS") || strings.HasSuffix(line, "BUILD FAILURE") {
+		return line[len(line)-len("SUCCESS"):], true
 	}
 	return "", false
 }
@@ -175,13 +227,18 @@ func parseMaven(log string, d Dialect) Statuses {
 	current := "---NO TEST NAME FOUND YET---"
 	var pending, unmatched []string
 	for line := range lineSeq(log) {
-		if !strings.Contains(line, "-Dtest=") && !strings.Contains(line, "BUILD ") {
+		// A result line ends with "SUCCESS" or "FAILURE" once stripped.
+		end := pyRstrip(line)
+		hasTest := strings.Contains(line, "-Dtest=")
+		if !hasTest && !strings.HasSuffix(end, "SUCCESS") && !strings.HasSuffix(end, "FAILURE") {
 			continue
 		}
-		line = pyStrip(line)
-		if name, ok := mavenTestName(line); ok {
-			current = name
-			pending = append(pending, name)
+		line = pyLstrip(end)
+		if hasTest {
+			if name, ok := mavenTestName(line); ok {
+				current = name
+				pending = append(pending, name)
+			}
 		}
 		result, ok := mavenResult(line)
 		if !ok {
@@ -189,27 +246,22 @@ func parseMaven(log string, d Dialect) Statuses {
 		}
 		switch {
 		case d == Official41:
-			out[current] = mavenStatus[result]
+			out[current] = mavenStatus(result)
 		case len(pending) > 0:
-			out[pending[0]] = mavenStatus[result]
+			out[pending[0]] = mavenStatus(result)
 			pending = pending[1:]
 		default:
 			unmatched = append(unmatched, result)
 		}
 	}
 	for d != Official41 && len(pending) > 0 && len(unmatched) > 0 {
-		out[pending[0]] = mavenStatus[unmatched[0]]
+		out[pending[0]] = mavenStatus(unmatched[0])
 		pending, unmatched = pending[1:], unmatched[1:]
 	}
 	return out
 }
 
-var (
-	gradleResult     = pyRe(`^([^>].+)\s+(PASSED|FAILED)$`)
-	gradleTestName   = pyRe(`^([^>]\S*\s+>\s+\S+)$`)
-	gradleStatusOnly = regexp.MustCompile(`^(PASSED|FAILED)$`)
-	gradleStatus     = map[string]testresults.Status{"PASSED": passed, "FAILED": failed}
-)
+var gradleStatus = map[string]testresults.Status{"PASSED": passed, "FAILED": failed}
 
 // parseGradle reads "Class > method PASSED" lines (the project's gradle config prints them);
 // 5 also joins a "Class > method" line with a later "PASSED"/"FAILED" line when output came in
@@ -222,20 +274,18 @@ func parseGradle(log string, d Dialect) Statuses {
 	pending := ""
 	for line := range lineSeq(log) {
 		line = pyStrip(line)
-		if m := gradleResult.FindStringSubmatch(line); m != nil {
-			out[m[1]] = gradleStatus[m[2]]
+		if word, name, ok := gradleResultLine(line); ok {
+			out[name] = gradleStatus[word]
 			pending = ""
 			continue
 		}
-		if m := gradleTestName.FindStringSubmatch(line); m != nil {
-			pending = m[1]
+		if gradleTestNameLine(line) {
+			pending = line
 			continue
 		}
-		if pending != "" {
-			if m := gradleStatusOnly.FindStringSubmatch(line); m != nil {
-				out[pending] = gradleStatus[m[1]]
-				pending = ""
-			}
+		if pending != "" && (line == "PASSED" || line == "FAILED") {
+			out[pending] = gradleStatus[line]
+			pending = ""
 		}
 	}
 	return out

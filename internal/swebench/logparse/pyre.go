@@ -78,25 +78,91 @@ func pyRe(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// isPySpace is Python's str.isspace(); pyStrip is str.strip().
-var (
-	isPySpace = testresults.PyIsSpace
-	pyStrip   = testresults.PyStrip
-)
+// isPySpace is Python's str.isspace(); pyStrip is str.strip(). Functions rather than variables
+// holding testresults' functions, so that the calls on every line are direct and inlined.
+func isPySpace(r rune) bool { return testresults.PyIsSpace(r) }
+
+func pyStrip(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] < utf8.RuneSelf && isASCIIPySpace(s[i]) {
+		i++
+	}
+	for j > i && s[j-1] < utf8.RuneSelf && isASCIIPySpace(s[j-1]) {
+		j--
+	}
+	if i < j && (s[i] >= utf8.RuneSelf || s[j-1] >= utf8.RuneSelf) {
+		return testresults.PyStrip(s[i:j]) // a character at an end may be Unicode whitespace
+	}
+	return s[i:j]
+}
+
+// isASCIIPySpace is isPySpace for a byte below utf8.RuneSelf.
+func isASCIIPySpace(c byte) bool { return c == ' ' || c-'\t' <= '\r'-'\t' || c-0x1c <= 0x1f-0x1c }
 
 // pyLstrip is Python's str.lstrip().
-func pyLstrip(s string) string { return strings.TrimLeftFunc(s, isPySpace) }
+func pyLstrip(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.TrimLeftFunc(s[i:], isPySpace)
+		} else if !isASCIIPySpace(c) {
+			return s[i:]
+		}
+	}
+	return ""
+}
+
+// indexPySpace is strings.IndexFunc(s, isPySpace), with ASCII read byte by byte.
+func indexPySpace(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < utf8.RuneSelf:
+			if isASCIIPySpace(c) {
+				return i
+			}
+		case c == 0xc2 || c == 0xe1 || c == 0xe2 || c == 0xe3: // the lead bytes of the others
+			if r, _ := utf8.DecodeRuneInString(s[i:]); isPySpace(r) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// isPyWordString reports whether s is one or more of Python's \w characters.
+func isPyWordString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.IndexFunc(s[i:], func(r rune) bool { return !isPyWord(r) }) < 0
+		} else if !isASCIIWord(c) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isASCIIWord is Python's \w for a byte below utf8.RuneSelf.
+func isASCIIWord(c byte) bool {
+	return c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9'
+}
+
+// pyRstrip is Python's str.rstrip().
+func pyRstrip(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.TrimRightFunc(s[:i+1], isPySpace)
+		} else if !isASCIIPySpace(c) {
+			return s[:i+1]
+		}
+	}
+	return ""
+}
 
 // pyIndent is Python's len(line) - len(line.lstrip()): leading whitespace in code points.
 func pyIndent(line string) int { return utf8.RuneCountInString(line[:len(line)-len(pyLstrip(line))]) }
 
-// pySplit is Python's re.split(pattern, s): the pieces between matches, each match's groups
-// (empty for a group that did not take part) in between.
-func pySplit(re *regexp.Regexp, s string) []string {
-	return pySplitAt(s, re.FindAllStringSubmatchIndex(s, -1))
-}
-
-// pySplitAt is pySplit with the matches already found (FindAllStringSubmatchIndex's).
+// pySplitAt is Python's re.split(pattern, s) with the matches already found
+// (FindAllStringSubmatchIndex's): the pieces between matches, each match's groups (empty for a
+// group that did not take part) in between.
 func pySplitAt(s string, matches [][]int) []string {
 	var out []string
 	last := 0
@@ -166,11 +232,88 @@ func ansiEscapeLen(s string) int {
 func lines(s string) []string { return strings.Split(s, "\n") }
 
 // lineSeq is Python's s.split("\n") one line at a time, without the list.
-func lineSeq(s string) iter.Seq[string] { return strings.SplitSeq(s, "\n") }
+func lineSeq(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				yield(s)
+				return
+			}
+			if !yield(s[:i]) {
+				return
+			}
+			s = s[i+1:]
+		}
+	}
+}
+
+// lastIndex is strings.LastIndex for a non-empty sep, stepping back from one occurrence of sep's
+// rarest-looking byte to the previous (strings.LastIndex hashes every byte it passes).
+func lastIndex(s, sep string) int {
+	a := rareByteOf(sep)
+	for end := len(s); ; {
+		i := strings.LastIndexByte(s[:end], sep[a])
+		if i < 0 {
+			return -1
+		}
+		end = i
+		if start := i - a; start >= 0 && start+len(sep) <= len(s) && s[start:start+len(sep)] == sep {
+			return start
+		}
+	}
+}
+
+// rareByteOf is the index of the byte of sep least likely in logs, by a rough rank: a bracket or
+// slash, then a capital letter, then other punctuation than '"', ':', ',' and '.', then the
+// last byte.
+func rareByteOf(sep string) int {
+	best, rank := len(sep)-1, uint8(0)
+	for i := 0; i < len(sep); i++ {
+		if r := byteRarity[sep[i]]; r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// byteRarity ranks bytes for rareByteOf.
+var byteRarity = func() (t [256]uint8) {
+	for c := '!'; c < utf8.RuneSelf; c++ {
+		t[c] = 1
+	}
+	for _, c := range "\":,.0123456789abcdefghijklmnopqrstuvwxyz" {
+		t[c] = 0
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = 2
+	}
+	for _, c := range "[]{}()<>|/\\" {
+		t[c] = 3
+	}
+	return t
+}()
+
+// indexFrom is the first occurrence of sep in s at or after from (-1 if none), found from each
+// occurrence of sep's byte a.
+func indexFrom(s string, from int, sep string, a int) int {
+	for p := from + a; p < len(s); {
+		i := strings.IndexByte(s[p:], sep[a])
+		if i < 0 {
+			return -1
+		}
+		start := p + i - a
+		if start+len(sep) <= len(s) && s[start:start+len(sep)] == sep {
+			return start
+		}
+		p += i + 1
+	}
+	return -1
+}
 
 // pyRsplitFirst is Python's s.rsplit(sep, 1)[0].
 func pyRsplitFirst(s, sep string) string {
-	if i := strings.LastIndex(s, sep); i >= 0 {
+	if i := lastIndex(s, sep); i >= 0 {
 		return s[:i]
 	}
 	return s
@@ -182,4 +325,49 @@ func pySplitLast(s, sep string) string {
 		return after
 	}
 	return s
+}
+
+// pySplitString is Python's s.split(sep) (strings.Split), in one pass that looks for sep from
+// its rarest-looking byte (strings.Index looks for the first, such as the space of
+// " ./node_modules/.bin/jest ").
+func pySplitString(s, sep string) []string {
+	anchor := rareByteOf(sep)
+	var out []string
+	last := 0
+	for {
+		at := indexFrom(s, last, sep, anchor)
+		if at < 0 {
+			return append(out, s[last:])
+		}
+		out = append(out, s[last:at])
+		last = at + len(sep)
+	}
+}
+
+// setStatus is out[string(id)] = status, copying id into a new key only when the id is new or
+// its status changes (an id seen before is looked up without a copy).
+func setStatus(out Statuses, id []byte, status testresults.Status) {
+	if old, ok := out[string(id)]; ok && old == status {
+		return
+	}
+	out[string(id)] = status
+}
+
+// pyStripBytes is pyStrip on bytes.
+func pyStripBytes(b []byte) []byte {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if !isPySpace(r) {
+			break
+		}
+		b = b[size:]
+	}
+	for len(b) > 0 {
+		r, size := utf8.DecodeLastRune(b)
+		if !isPySpace(r) {
+			break
+		}
+		b = b[:len(b)-size]
+	}
+	return b
 }

@@ -1,6 +1,7 @@
 package logparse
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -41,8 +42,15 @@ func cutWord(s string, words ...string) (word, rest string, ok bool) {
 
 // cutDigits removes a leading run of one or more Unicode decimal digits (`\d+`).
 func cutDigits(s string) (string, bool) {
-	rest := strings.TrimLeftFunc(s, unicode.IsDigit)
-	return rest, len(rest) < len(s)
+	i := 0
+	for i < len(s) && s[i]-'0' <= 9 {
+		i++
+	}
+	if i < len(s) && s[i] >= utf8.RuneSelf {
+		rest := strings.TrimLeftFunc(s[i:], unicode.IsDigit)
+		return rest, len(rest) < len(s)
+	}
+	return s[i:], i > 0
 }
 
 // jqLine is `^\s*(PASS|FAIL):\s(.+)$`, stripped.
@@ -128,7 +136,10 @@ func googletestLine(s string) (word, name string, ok bool) {
 // minitestLine is `^(.+)\. .*=.*(\.|F|E).*$`, stripped: the outcome is the last ".", "F" or "E"
 // of the line, and the name runs to the last ". " before the last "=" that precedes it.
 func minitestLine(s string) (outcome, name string, ok bool) {
-	last := strings.LastIndexAny(s, ".FE")
+	last := len(s) - 1
+	for last >= 0 && s[last] != '.' && s[last] != 'F' && s[last] != 'E' {
+		last--
+	}
 	if last < 0 {
 		return "", "", false
 	}
@@ -136,7 +147,15 @@ func minitestLine(s string) (outcome, name string, ok bool) {
 	if eq < 0 {
 		return "", "", false
 	}
-	dot := strings.LastIndex(s[:eq], ". ")
+	dot := eq
+	for {
+		if dot = strings.LastIndexByte(s[:dot], '.'); dot < 0 {
+			return "", "", false
+		}
+		if dot+1 < eq && s[dot+1] == ' ' {
+			break
+		}
+	}
 	if dot < 1 {
 		return "", "", false
 	}
@@ -166,16 +185,19 @@ func cucumberLine(s string) (outcome, name string, ok bool) {
 // rspecLine is `^(.+) - (passed|failed)`, stripped: the last " - passed" or " - failed" that
 // does not start the line.
 func rspecLine(s string) (outcome, name string, ok bool) {
-	at, word := -1, ""
-	for _, w := range []string{"passed", "failed"} {
-		if i := strings.LastIndex(s, " - "+w); i > at {
-			at, word = i, w
+	for end := len(s); ; {
+		dash := strings.LastIndexByte(s[:end], '-')
+		if dash < 2 {
+			return "", "", false
+		}
+		end = dash
+		if s[dash-1] != ' ' || !strings.HasPrefix(s[dash+1:], " ") {
+			continue
+		}
+		if word := s[dash+2:]; strings.HasPrefix(word, "passed") || strings.HasPrefix(word, "failed") {
+			return word[:6], s[:dash-1], true
 		}
 	}
-	if at < 1 {
-		return "", "", false
-	}
-	return word, s[:at], true
 }
 
 // jestJSONLine is `^\[(PASSED|FAILED)\]\s(.+)$`, stripped.
@@ -209,22 +231,28 @@ func tapLine(s string) (word, name string, ok bool) {
 // first character) whose remainder isSuffix accepts, and what follows it.
 func lazyTitle(s string, isSuffix func(string) bool) string {
 	_, first := utf8.DecodeRuneInString(s)
-	for i, r := range s[first:] {
-		if !isPySpace(r) {
+	for at := first; at < len(s); {
+		c := s[at]
+		if c < utf8.RuneSelf {
+			if isASCIIPySpace(c) && isSuffix(s[at+1:]) {
+				return s[:at]
+			}
+			at++
 			continue
 		}
-		at := first + i
-		if isSuffix(s[at+utf8.RuneLen(r):]) { // a whitespace character is valid UTF-8
+		r, size := utf8.DecodeRuneInString(s[at:])
+		if isPySpace(r) && isSuffix(s[at+size:]) {
 			return s[:at]
 		}
+		at += size
 	}
 	return s
 }
 
 // isVitestSuffix is `(\d+\s*m?s?|\[skipped\])` on the whole of s.
 func isVitestSuffix(s string) bool {
-	if s == "[skipped]" {
-		return true
+	if s == "" || s[0] < utf8.RuneSelf && s[0]-'0' > 9 {
+		return s == "[skipped]"
 	}
 	rest, ok := cutDigits(s)
 	if !ok {
@@ -248,6 +276,9 @@ func vitestLine(s string) (mark, name string, ok bool) {
 
 // isRedisDuration is `\((\d+\s*m?s)\)` on the whole of s.
 func isRedisDuration(s string) bool {
+	if !strings.HasSuffix(s, "s)") {
+		return false
+	}
 	inner, ok := strings.CutPrefix(s, "(")
 	if !ok {
 		return false
@@ -345,27 +376,33 @@ func carbonLine(line string) (word, name string, ok bool) {
 
 // jestFileResults is every match's group of `(?m)^<word>\s(.*)` in log, in order: at a line
 // start, word and one whitespace character (a newline too, which makes the group the next line).
-func jestFileResults(log, word string) []string {
-	var out []string
-	for p := 0; p < len(log); {
-		if strings.HasPrefix(log[p:], word) {
-			if rest, ok := cutPySpace(log[p+len(word):]); ok {
-				start := len(log) - len(rest)
-				end := strings.IndexByte(rest, '\n')
-				if end < 0 {
-					end = len(rest)
-				}
-				out = append(out, rest[:end])
-				p = start + end // the next line start is after the match
+func jestFileResults(log, word string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for from := 0; ; {
+			i := strings.Index(log[from:], word)
+			if i < 0 {
+				return
 			}
+			p := from + i
+			from = p + 1
+			if p > 0 && log[p-1] != '\n' {
+				continue
+			}
+			rest, ok := cutPySpace(log[p+len(word):])
+			if !ok {
+				continue
+			}
+			start := len(log) - len(rest)
+			end := strings.IndexByte(rest, '\n')
+			if end < 0 {
+				end = len(rest)
+			}
+			if !yield(rest[:end]) {
+				return
+			}
+			from = start + end // the next match starts after this one
 		}
-		i := strings.IndexByte(log[p:], '\n')
-		if i < 0 {
-			break
-		}
-		p += i + 1
 	}
-	return out
 }
 
 // withoutGrommetTime is re.sub(r"\s\([\d\.]+\s?(?:ms|s)\)$", "", s).
@@ -396,8 +433,11 @@ func withoutGrommetTime(s string) string {
 // phpunitSuiteLine is `^(\w.+) \(.+\)$`: the name runs to the last " (" that leaves a character
 // before the final ")".
 func phpunitSuiteLine(line string) (string, bool) {
+	if len(line) < 4 || line[len(line)-1] != ')' {
+		return "", false
+	}
 	r, size := utf8.DecodeRuneInString(line)
-	if size == 0 || !isPyWord(r) || len(line) < 4 || line[len(line)-1] != ')' {
+	if !isPyWord(r) {
 		return "", false
 	}
 	open := strings.LastIndex(line[:len(line)-2], " (")
@@ -409,9 +449,232 @@ func phpunitSuiteLine(line string) (string, bool) {
 
 // phpunitTestLine is `^\s*([✔✘↩])\s*(.*)$`.
 func phpunitTestLine(line string) (mark, name string, ok bool) {
-	mark, rest, ok := cutWord(pyLstrip(line), "✔", "✘", "↩")
+	rest := pyLstrip(line)
+	if rest == "" || rest[0] != 0xe2 { // the first byte of every mark
+		return "", "", false
+	}
+	mark, rest, ok = cutWord(rest, "✔", "✘", "↩")
 	if !ok {
 		return "", "", false
 	}
 	return mark, pyLstrip(rest), true
+}
+
+// rubyUnitLine is `^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`, stripped: the name runs to the last
+// ":" followed by whitespace and an outcome, after a leading "test: " if that gives a match.
+func rubyUnitLine(s string) (outcome, name string, ok bool) {
+	if rest, found := strings.CutPrefix(s, "test: "); found {
+		if outcome, name, ok := rubyUnitOutcome(rest, 1); ok {
+			return outcome, name, true
+		}
+	}
+	return rubyUnitOutcome(s, 1)
+}
+
+// rubyUnitOutcome is `(.+):\s+(\.|E\b|F\b|O\b)` at the start of s, the name at least min bytes.
+func rubyUnitOutcome(s string, min int) (outcome, name string, ok bool) {
+	for end := len(s); ; {
+		c := strings.LastIndexByte(s[:end], ':')
+		if c < min {
+			return "", "", false
+		}
+		end = c
+		if outcome, ok := rubyUnitOutcomeAt(s[c+1:]); ok {
+			return outcome, s[:c], true
+		}
+	}
+}
+
+// rubyUnitOutcomeAt is `\s+(\.|E\b|F\b|O\b)` at the start of s.
+func rubyUnitOutcomeAt(s string) (string, bool) {
+	rest, ok := cutPySpaces(s)
+	if !ok || rest == "" {
+		return "", false
+	}
+	switch rest[0] {
+	case '.':
+		return ".", true
+	case 'E', 'F', 'O':
+		if r, _ := utf8.DecodeRuneInString(rest[1:]); len(rest) == 1 || !isPyWord(r) {
+			return rest[:1], true
+		}
+	}
+	return "", false
+}
+
+// gradleResultLine is `^([^>].+)\s+(PASSED|FAILED)$`, stripped: the name is the line less the
+// word and the one whitespace character before it, at least two characters, not starting ">".
+func gradleResultLine(s string) (word, name string, ok bool) {
+	if len(s) < 9 || s[0] == '>' {
+		return "", "", false
+	}
+	word = s[len(s)-6:]
+	if word != "PASSED" && word != "FAILED" {
+		return "", "", false
+	}
+	name, ok = cutLastPySpace(s[:len(s)-6])
+	if !ok || utf8.RuneCountInString(name) < 2 {
+		return "", "", false
+	}
+	return word, name, true
+}
+
+// gradleTestNameLine is `^([^>]\S*\s+>\s+\S+)$`, stripped (the group is the line).
+func gradleTestNameLine(s string) bool {
+	if s == "" || s[0] == '>' {
+		return false
+	}
+	_, size := utf8.DecodeRuneInString(s)
+	rest := s[size:]
+	if i := strings.IndexFunc(rest, isPySpace); i >= 0 {
+		rest = rest[i:]
+	} else {
+		return false
+	}
+	rest, ok := cutPySpaces(rest)
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, ">"); !ok {
+		return false
+	}
+	if rest, ok = cutPySpaces(rest); !ok || rest == "" {
+		return false
+	}
+	return strings.IndexFunc(rest, isPySpace) < 0
+}
+
+// markedLine is `^\d+\)\s(.*)`.
+func markedLine(line string) (string, bool) {
+	rest, ok := cutDigits(line)
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, ")"); !ok {
+		return "", false
+	}
+	return cutPySpace(rest)
+}
+
+// lighthouseTimedTitle is `(.*)\s\(\d+m+s\)` at the start of s: s up to the last whitespace
+// character followed by "(", digits, "m"s, "s)"; false if there is none.
+func lighthouseTimedTitle(s string) (string, bool) {
+	for end := len(s); ; {
+		open := strings.LastIndexByte(s[:end], '(')
+		if open < 0 {
+			return "", false
+		}
+		end = open
+		before, ok := cutLastPySpace(s[:open])
+		if !ok {
+			continue
+		}
+		rest, ok := cutDigits(s[open+1:])
+		if !ok {
+			continue
+		}
+		ms := strings.TrimLeft(rest, "m")
+		if len(ms) < len(rest) && strings.HasPrefix(ms, "s)") {
+			return before, true
+		}
+	}
+}
+
+// lighthouseMochaLine is parse_log_lighthouse_mocha's patterns in their order on a stripped
+// line: `✔\s(.*)\s\(\d+m+s\)`, `✔\s(.*)`, `\d+\)\s(.*)\s\(\d+m+s\)`, `\d+\)\s(.*)` (re.match:
+// anchored at the start only). The word is "✔" or ")".
+func lighthouseMochaLine(s string) (word, name string, ok bool) {
+	var rest string
+	if after, found := strings.CutPrefix(s, "✔"); found {
+		word, rest = "✔", after
+	} else if after, found := cutDigits(s); found && strings.HasPrefix(after, ")") {
+		word, rest = ")", after[1:]
+	} else {
+		return "", "", false
+	}
+	if rest, ok = cutPySpace(rest); !ok {
+		return "", "", false
+	}
+	if title, timed := lighthouseTimedTitle(rest); timed {
+		return word, title, true
+	}
+	return word, rest, true
+}
+
+// calypsoLine is parse_log_calypso's reading of a line whose stripped form starts with mark:
+// `^\s+<mark>\s(.*)\(\d+ms\)$` when the line holds a `\(\d+ms\)`, else `^\s+<mark>\s(.*)`;
+// false where the chosen pattern does not match (the official parser raises).
+func calypsoLine(line, mark string) (string, bool) {
+	rest, ok := cutPySpaces(line)
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, mark); !ok {
+		return "", false
+	}
+	if rest, ok = cutPySpace(rest); !ok {
+		return "", false
+	}
+	if !hasCalypsoTiming(line) {
+		return rest, true
+	}
+	// `(.*)\(\d+ms\)$`: the line ends with "(<digits>ms)".
+	inner, ok := strings.CutSuffix(rest, "ms)")
+	if !ok {
+		return "", false
+	}
+	digits := strings.TrimRightFunc(inner, unicode.IsDigit)
+	if len(digits) == len(inner) || !strings.HasSuffix(digits, "(") {
+		return "", false
+	}
+	return digits[:len(digits)-1], true
+}
+
+// hasCalypsoTiming is re.search(r"\(\d+ms\)", line).
+func hasCalypsoTiming(line string) bool {
+	for from := 0; ; {
+		i := strings.Index(line[from:], "ms)")
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		from = at + 1
+		digits := strings.TrimRightFunc(line[:at], unicode.IsDigit)
+		if len(digits) < at && strings.HasSuffix(digits, "(") {
+			return true
+		}
+	}
+}
+
+// plotlyLine is `(\s+)<mark>\s+(.*?)\s+:` at the start of line (mark "-" for a suite, "*" for a
+// test): the indent, the name and the text after the ":".
+func plotlyLine(line string, mark byte) (indent, name, after string, ok bool) {
+	rest, found := cutPySpaces(line)
+	if !found || rest == "" || rest[0] != mark {
+		return "", "", "", false
+	}
+	indent = line[:len(line)-len(rest)]
+	rest = rest[1:]
+	body, found := cutPySpaces(rest)
+	if !found {
+		return "", "", "", false
+	}
+	// The first `\s+` takes the whole run, and the name is the shortest text followed by a
+	// whitespace run and ":": up to the run before the first ":" that follows whitespace. Failing
+	// that, the run gives back one character and the name is empty, when a ":" follows the run.
+	for from := 1; from < len(body); {
+		c := strings.IndexByte(body[from:], ':')
+		if c < 0 {
+			break
+		}
+		c += from
+		from = c + 1
+		if before := pyRstrip(body[:c]); len(before) < c {
+			return indent, before, body[c+1:], true
+		}
+	}
+	if utf8.RuneCountInString(rest[:len(rest)-len(body)]) >= 2 && strings.HasPrefix(body, ":") {
+		return indent, "", body[1:], true
+	}
+	return "", "", "", false
 }
