@@ -124,7 +124,7 @@ type phaseResult struct {
 	Requests        *requestCounts        `json:"requests,omitempty"`
 	Manager         *procUsage            `json:"manager,omitempty"`
 	Reconcile       map[string]latency    `json:"reconcileSeconds,omitempty"`
-	PodEndToScore   *timing.Dist              `json:"podEndToScoreSeconds,omitempty"`
+	PodEndToScore   *timing.Dist          `json:"podEndToScoreSeconds,omitempty"`
 	Integrity       *integrity            `json:"integrity,omitempty"`
 	ResumeSeconds   float64               `json:"resumeSeconds,omitempty"`
 	ReadySeconds    float64               `json:"managerReadySeconds,omitempty"`
