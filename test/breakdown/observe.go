@@ -25,6 +25,9 @@ type stageSeen struct {
 	Harvested time.Time
 	job       *batchv1.Job
 	pod       *corev1.Pod
+	// sandboxReady is the Pod's PodReadyToStartContainers time while it was True: the
+	// condition turns False again once the Pod has ended and its sandbox is gone.
+	sandboxReady time.Time
 }
 
 // trialSeen is one trial as the watch saw it.
@@ -118,6 +121,9 @@ func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 		mark(&s.PodCreated, seen)
 		if pod.Spec.NodeName != "" {
 			mark(&s.Scheduled, seen)
+		}
+		if c := podCondition(pod, corev1.PodReadyToStartContainers); c != nil {
+			mark(&s.sandboxReady, c.LastTransitionTime.Time)
 		}
 		if podCondition(pod, corev1.PodInitialized) != nil {
 			mark(&s.Initialized, seen)

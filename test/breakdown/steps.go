@@ -101,9 +101,7 @@ func recordedOf(stage pc.Stage, s *stageSeen) recorded {
 	if c := podCondition(pod, corev1.PodScheduled); c != nil {
 		r.scheduled = c.LastTransitionTime.Time
 	}
-	if c := podCondition(pod, corev1.PodReadyToStartContainers); c != nil {
-		r.sandboxReady = c.LastTransitionTime.Time
-	}
+	r.sandboxReady = s.sandboxReady
 	if cs := containerStatus(pod.Status.InitContainerStatuses, podbuild.InstallContainer); cs != nil && cs.State.Terminated != nil {
 		r.installStarted, r.installFinished = cs.State.Terminated.StartedAt.Time, cs.State.Terminated.FinishedAt.Time
 	}
