@@ -285,9 +285,9 @@ func (in *integrity) checkJobs(created map[string]int) {
 	}
 }
 
-// baselineJob is a plain Job shaped as a trial stage's: the same containers (an init
-// container, a native-sidecar collector and the main container), requests and labels that
-// kwok's stages match, and nothing of the operator.
+// baselineJob is a plain Job shaped as a trial stage's: the same containers (a native-sidecar
+// collector and the main container), requests and labels that kwok's stages match, and
+// nothing of the operator.
 func baselineJob(ns string, trial int, stage pc.Stage) *batchv1.Job {
 	name := fmt.Sprintf("b%05d-%s", trial, stage)
 	labels := map[string]string{evalv1.LabelStage: string(stage), baselineTrialLabel: strconv.Itoa(trial)}
@@ -301,7 +301,6 @@ func baselineJob(ns string, trial int, stage pc.Stage) *batchv1.Job {
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr.To(false),
 					InitContainers: []corev1.Container{
-						{Name: podbuild.InstallContainer, Image: "scale/hook"},
 						{Name: podbuild.CollectorContainer, Image: "scale/hook", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 							Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 								corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")}}},
