@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -169,11 +171,10 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 				return ctrl.Result{}, err
 			}
 		}
-		for _, p := range toCreate {
-			if err := r.createTrial(ctx, run, p); err != nil {
-				return ctrl.Result{}, err
-			}
-			st.Trials.Created++
+		created, err := r.createTrials(ctx, run, toCreate)
+		st.Trials.Created += created
+		if err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	decision.Apply(st, now)
@@ -240,6 +241,33 @@ func markSuperseded(t *evalv1.TaskTrial, regrade bool) {
 	if regrade {
 		t.Labels[evalv1.LabelRegradedBy] = campaign.NextRunName(t)
 	}
+}
+
+// trialCreates is how many of a campaign's trials are created at once: one at a time, the
+// API server's latency (tens of milliseconds a create on a loaded cluster) capped a campaign
+// at about ten new trials a second however many could run.
+const trialCreates = 10
+
+// createTrials creates the planned trials, trialCreates at a time, and returns how many were
+// created; on an error the rest are not tried, and the next reconcile plans them again.
+func (r *SweepRunReconciler) createTrials(ctx context.Context, run *evalv1.SweepRun, planned []campaign.Planned) (int32, error) {
+	var created atomic.Int32
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(trialCreates)
+	for _, p := range planned {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := r.createTrial(gctx, run, p); err != nil {
+				return err
+			}
+			created.Add(1)
+			return nil
+		})
+	}
+	err := g.Wait()
+	return created.Load(), err
 }
 
 func (r *SweepRunReconciler) createTrial(ctx context.Context, run *evalv1.SweepRun, p campaign.Planned) error {

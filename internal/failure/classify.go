@@ -49,9 +49,11 @@ type Pod struct {
 	// zero when the Pod does not say.
 	Started   bool
 	StartedAt time.Time
-	// Terminal: the Pod's phase is Succeeded or Failed.
-	Terminal bool
-	Waiting  []ContainerWaiting
+	// Terminal: the Pod's phase is Succeeded or Failed; Succeeded: it is Succeeded.
+	Terminal, Succeeded bool
+	// EndedAt is when the last of its containers ended, zero while one has not.
+	EndedAt time.Time
+	Waiting []ContainerWaiting
 	// Disruption is the reason of a true DisruptionTarget condition, if any.
 	Disruption string
 	// OOMKilled: the main container was terminated with reason OOMKilled.
@@ -72,15 +74,20 @@ type Stage struct {
 	JobStarted time.Time
 	// Suspended: the Job waits for admission (created suspended for a queue, or suspended
 	// again by an eviction or preemption); its time there is not the stage's.
-	Suspended   bool
+	Suspended bool
+	// JobComplete: the Job completed, or its Pod succeeded before the Job's deadline
+	// (Stage.ObservePod), which the Job controller will count as its completion.
 	JobComplete bool
 	JobFailed   bool
 	// JobFailureReason is the Job's Failed condition reason (DeadlineExceeded, PodFailurePolicy,
 	// BackoffLimitExceeded).
 	JobFailureReason  string
 	JobFailureMessage string
-	// JobFinishedAt is when the Job's Complete or Failed condition became true.
+	// JobFinishedAt is when the Job's Complete or Failed condition became true, or when its
+	// Pod ended if that settled the stage first.
 	JobFinishedAt time.Time
+	// ActiveDeadline is the Job's activeDeadlineSeconds, zero when it has none.
+	ActiveDeadline time.Duration
 	// Pod is nil until the Job created one.
 	Pod *Pod
 	// Summary is the collector's report, nil when it left none; SummaryError says why a

@@ -18,6 +18,9 @@ func ObserveJob(stage podcontract.Stage, job *batchv1.Job, now time.Time, startT
 	if job.Status.StartTime != nil {
 		obs.JobStarted = job.Status.StartTime.Time
 	}
+	if d := job.Spec.ActiveDeadlineSeconds; d != nil {
+		obs.ActiveDeadline = time.Duration(*d) * time.Second
+	}
 	for _, c := range job.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
 			continue
@@ -63,7 +66,8 @@ func PodsOfAdmission(pods []corev1.Pod, started time.Time) []corev1.Pod {
 }
 
 // ObservePod adds what the stage's Pod shows: its state, and the collector's summary from the
-// collector container's termination message.
+// collector container's termination message. A Pod that succeeded settles the stage (see
+// settleOnPod).
 func (s *Stage) ObservePod(pod *corev1.Pod) {
 	s.Pod = podState(pod, podbuild.MainContainer(s.Stage))
 	if msg := collectorMessage(pod); msg != "" {
@@ -74,11 +78,32 @@ func (s *Stage) ObservePod(pod *corev1.Pod) {
 			s.Summary = &sum
 		}
 	}
+	s.settleOnPod()
+}
+
+// settleOnPod takes a Pod that succeeded at least a second before its Job's deadline as the
+// stage's end, without waiting for the Job's Complete condition. A stage's Job has one Pod
+// and no retries (podbuild.Job), so the Job controller counts that Pod as the Job's
+// completion, but on a busy cluster seconds later, and the trial would wait for it. A Job it
+// marked DeadlineExceeded in a sync after such a Pod had ended is not the stage's timeout:
+// the Pod's containers all ended by themselves, in time. The second of margin covers the
+// whole seconds of the Pod's timestamps; a Pod that ended later waits for the Job's verdict.
+func (s *Stage) settleOnPod() {
+	p := s.Pod
+	if !p.Succeeded || p.EndedAt.IsZero() || s.JobComplete {
+		return
+	}
+	if s.ActiveDeadline > 0 && p.EndedAt.Add(time.Second).After(s.StartClock().Add(s.ActiveDeadline)) {
+		return
+	}
+	s.JobComplete, s.JobFinishedAt = true, p.EndedAt
+	s.JobFailed, s.JobFailureReason, s.JobFailureMessage = false, "", ""
 }
 
 func podState(pod *corev1.Pod, main string) *Pod {
 	p := &Pod{Reason: pod.Status.Reason, Message: pod.Status.Message,
-		Terminal: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed}
+		Terminal: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed, Succeeded: pod.Status.Phase == corev1.PodSucceeded}
+	p.EndedAt = lastEnd(pod.Status)
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
 			p.Disruption = c.Reason
@@ -102,6 +127,22 @@ func podState(pod *corev1.Pod, main string) *Pod {
 		}
 	}
 	return p
+}
+
+// lastEnd is when the last of the Pod's containers ended, zero while any has not (or has no
+// end recorded).
+func lastEnd(st corev1.PodStatus) time.Time {
+	var last time.Time
+	for _, cs := range append(append([]corev1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...) {
+		t := cs.State.Terminated
+		if t == nil || t.FinishedAt.IsZero() {
+			return time.Time{}
+		}
+		if t.FinishedAt.After(last) {
+			last = t.FinishedAt.Time
+		}
+	}
+	return last
 }
 
 // firstStart is when the container first started: its earlier run's start if it restarted.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 )
 
@@ -22,6 +23,7 @@ func TestObserveJob(t *testing.T) {
 		conditions []batchv1.JobCondition
 		suspended  bool
 		started    time.Time
+		deadline   int64
 		want       func(*Stage)
 	}{
 		"running": {},
@@ -35,6 +37,7 @@ func TestObserveJob(t *testing.T) {
 		"waits in a queue":                  {suspended: true, want: func(s *Stage) { s.Suspended = true }},
 		"admitted from a queue": {started: t0.Add(20 * time.Minute),
 			want: func(s *Stage) { s.JobStarted = t0.Add(20 * time.Minute) }},
+		"with a deadline": {deadline: 600, want: func(s *Stage) { s.ActiveDeadline = 10 * time.Minute }},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -42,6 +45,9 @@ func TestObserveJob(t *testing.T) {
 			job.Spec.Suspend = &tc.suspended
 			if !tc.started.IsZero() {
 				job.Status.StartTime = &metav1.Time{Time: tc.started}
+			}
+			if tc.deadline != 0 {
+				job.Spec.ActiveDeadlineSeconds = &tc.deadline
 			}
 			want := base
 			if tc.want != nil {
@@ -147,7 +153,7 @@ func TestObservePod(t *testing.T) {
 			wantPod: &Pod{Started: true, StartedAt: started.Time}},
 		"ended main container: its start": {status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, FinishedAt: restarted}}}}},
-			wantPod: &Pod{Started: true, StartedAt: started.Time, Terminal: true}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time, Terminal: true, Succeeded: true, EndedAt: restarted.Time}},
 		"another container running is not a start": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "sidecar", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 			wantPod: &Pod{}},
@@ -156,7 +162,7 @@ func TestObservePod(t *testing.T) {
 			wantPod: &Pod{Reason: "Evicted", Message: "low memory", Terminal: true, Disruption: "TerminationByKubelet"}},
 		"collector summary": {status: corev1.PodStatus{Phase: corev1.PodSucceeded, InitContainerStatuses: []corev1.ContainerStatus{
 			collector(&corev1.ContainerStateTerminated{Message: string(encoded)}, nil)}},
-			wantPod: &Pod{Terminal: true}, wantSummary: &summary},
+			wantPod: &Pod{Terminal: true, Succeeded: true}, wantSummary: &summary},
 		"summary of the collector's last run": {status: corev1.PodStatus{Phase: corev1.PodRunning, InitContainerStatuses: []corev1.ContainerStatus{
 			collector(nil, &corev1.ContainerStateTerminated{Message: string(encoded)})}},
 			wantPod: &Pod{}, wantSummary: &summary},
@@ -216,5 +222,86 @@ func TestRecheckAfter(t *testing.T) {
 				t.Errorf("RecheckAfter = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestPodSettlesTheStage(t *testing.T) {
+	summary := podcontract.Summary{Stage: podcontract.StageVerifier, StreamID: "s-1", Done: true, Rewards: map[string]float64{"reward": 1}}
+	encoded, err := podcontract.EncodeSummary(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) metav1.Time { return metav1.NewTime(t0.Add(d)) }
+	// A verifier Pod whose collector and main container ended at end.
+	pod := func(phase corev1.PodPhase, end time.Duration) *corev1.Pod {
+		ended := &corev1.ContainerStateTerminated{StartedAt: at(0), FinishedAt: at(end)}
+		return &corev1.Pod{Status: corev1.PodStatus{Phase: phase,
+			InitContainerStatuses: []corev1.ContainerStatus{{Name: "collector", State: corev1.ContainerState{
+				Terminated: &corev1.ContainerStateTerminated{StartedAt: at(0), FinishedAt: at(end), Message: string(encoded)}}}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "verifier", State: corev1.ContainerState{Terminated: ended}}}}}
+	}
+	job := func(deadline int64, started time.Duration, conditions ...batchv1.JobCondition) *batchv1.Job {
+		j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: at(0)}, Status: batchv1.JobStatus{Conditions: conditions}}
+		if deadline != 0 {
+			j.Spec.ActiveDeadlineSeconds = &deadline
+		}
+		if started != 0 {
+			s := at(started)
+			j.Status.StartTime = &s
+		}
+		return j
+	}
+	deadlineExceeded := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline",
+		LastTransitionTime: at(600 * time.Second)}
+	complete := batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: at(70 * time.Second)}
+	type settled struct {
+		JobComplete, JobFailed bool
+		JobFinishedAt          time.Time
+		Reason                 string
+		Done                   bool
+	}
+	cases := map[string]struct {
+		job  *batchv1.Job
+		pod  *corev1.Pod
+		want settled
+	}{
+		"succeeded, the Job running: ended with the Pod": {job: job(600, 0), pod: pod(corev1.PodSucceeded, 60*time.Second),
+			want: settled{JobComplete: true, JobFinishedAt: t0.Add(60 * time.Second), Done: true}},
+		"succeeded, no deadline": {job: job(0, 0), pod: pod(corev1.PodSucceeded, 60*time.Second),
+			want: settled{JobComplete: true, JobFinishedAt: t0.Add(60 * time.Second), Done: true}},
+		"the Job's own completion is kept": {job: job(600, 0, complete), pod: pod(corev1.PodSucceeded, 60*time.Second),
+			want: settled{JobComplete: true, JobFinishedAt: t0.Add(70 * time.Second), Done: true}},
+		"marked DeadlineExceeded after a Pod that ended in time: the Pod's end": {job: job(600, 0, deadlineExceeded), pod: pod(corev1.PodSucceeded, 60*time.Second),
+			want: settled{JobComplete: true, JobFinishedAt: t0.Add(60 * time.Second), Done: true}},
+		"ended in the deadline's last second: the Job decides": {job: job(600, 0), pod: pod(corev1.PodSucceeded, 599500*time.Millisecond),
+			want: settled{}},
+		"ended past the deadline counted from the Job's start": {job: job(600, 100*time.Second, deadlineExceeded), pod: pod(corev1.PodSucceeded, 750*time.Second),
+			want: settled{JobFailed: true, JobFinishedAt: t0.Add(600 * time.Second), Reason: reasons.VerifierTimeout, Done: true}},
+		"in time counted from the Job's start, late from its creation": {job: job(600, 100*time.Second), pod: pod(corev1.PodSucceeded, 650*time.Second),
+			want: settled{JobComplete: true, JobFinishedAt: t0.Add(650 * time.Second), Done: true}},
+		"failed: the Job decides": {job: job(600, 0), pod: pod(corev1.PodFailed, 60*time.Second),
+			want: settled{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := ObserveJob(podcontract.StageVerifier, tc.job, t0.Add(time.Hour), time.Minute)
+			s.ObservePod(tc.pod)
+			v := Classify(s)
+			got := settled{JobComplete: s.JobComplete, JobFailed: s.JobFailed, JobFinishedAt: s.JobFinishedAt, Reason: v.Reason, Done: v.Done}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("settled (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPodStillRunningSettlesNothing(t *testing.T) {
+	pod := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{
+		{Name: "verifier", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{FinishedAt: metav1.NewTime(t0)}}},
+		{Name: "other", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
+	s := Stage{Stage: podcontract.StageVerifier}
+	s.ObservePod(pod)
+	if s.JobComplete || !s.Pod.EndedAt.IsZero() {
+		t.Errorf("a Pod with a container still running settled the stage: JobComplete %v, EndedAt %v", s.JobComplete, s.Pod.EndedAt)
 	}
 }

@@ -138,6 +138,23 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(k.trial(name).Status.Agent.Run).To(Equal(int32(1)))
 	})
 
+	It("harvests a stage once its Pod succeeded, before the Job controller marks the Job Complete", func() {
+		makeTask(ns, "calc", 4).create()
+		makeRun(ns, "early").create()
+		name := campaign.TrialName("early", "calc", 1)
+		job := k.job(name, agentStage, 1)
+		pod := k.startPod(job, "p1")
+		k.finishPod(pod, corev1.PodSucceeded, 0, agentSummary(samplePatch, ""))
+		k.job(name, verifierStage, 1)
+		Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(job), job)).To(Succeed())
+		Expect(job.Status.Conditions).To(BeEmpty(), "the agent Job was never marked finished")
+		agent := k.trial(name).Status.Agent
+		Expect(agent.CompletionTime).NotTo(BeNil())
+		Expect(agent.JobFinishTime).NotTo(BeNil())
+		Expect(agent.JobFinishTime.Time).To(BeTemporally("<=", agent.CompletionTime.Time), "the stage ended when its Pod's last container did")
+		Expect(k.trial(name).Status.Patch.Bytes).To(Equal(int64(len(samplePatch))))
+	})
+
 	It("verifies an agent that ran past its timeout", func() {
 		makeTask(ns, "calc", 4).create()
 		makeRun(ns, "slow").create()
