@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,6 +46,7 @@ type config struct {
 	floorRepeat, cores    int
 	hook, tasksDir, out   string
 	label                 string
+	podsCPU               string
 }
 
 func main() {
@@ -67,6 +69,8 @@ func main() {
 	flag.StringVar(&c.tasksDir, "tasks-dir", "tasks", "the task directories -floor grades")
 	flag.StringVar(&c.out, "out", "", "write the figures here as JSON (default .cache/breakdown/<time>.json)")
 	flag.StringVar(&c.label, "label", "", "a word saying what was measured (e.g. before, after), kept in the JSON")
+	flag.StringVar(&c.podsCPU, "pods-cpuacct", "/sys/fs/cgroup/cpuacct/sweep-k8s/kubepods/cpuacct.usage",
+		"the cgroup v1 cpuacct.usage of the node's Pods (hack/cluster.sh's cgroupRoot), read before and after each SweepRun; skipped when unreadable")
 	flag.Parse()
 	c.tasks = strings.Split(tasks, ",")
 	if load {
@@ -92,6 +96,11 @@ type campaign struct {
 	// ToComplete to its Complete condition.
 	Wall       float64 `json:"wallSeconds"`
 	ToComplete float64 `json:"toCompleteSeconds"`
+	// PodsCPU is the CPU time every Pod of the node used meanwhile (the trials' and the
+	// manager's), from the Pods' cgroup; 0 when it could not be read.
+	PodsCPU float64 `json:"podsCPUSeconds,omitempty"`
+	// Load is /proc/loadavg when the SweepRun was created and when it ended.
+	Load [2]string `json:"loadavg"`
 }
 
 type report struct {
@@ -104,6 +113,7 @@ type report struct {
 	CPURequest  string         `json:"cpuRequest"`
 	Campaigns   []campaign     `json:"campaigns"`
 	Seen        []step         `json:"seenSteps"`
+	Jobs        []step         `json:"jobSteps"`
 	Recorded    []step         `json:"recordedSteps"`
 	Wall        timing.Dist    `json:"trialWallSeconds"`
 	Work        timing.Dist    `json:"trialWorkSeconds"`
@@ -125,6 +135,8 @@ type floorFigure struct {
 	CPUSeconds  float64 `json:"cpuSeconds"`
 	FloorWall   float64 `json:"floorSeconds"`
 	WallToFloor float64 `json:"wallToFloor"`
+	// PodsCPUToFloor is the mean campaign's Pods' CPU time over CPUSeconds.
+	PodsCPUToFloor float64 `json:"podsCPUToFloor,omitempty"`
 }
 
 func run(ctx context.Context, c config) error {
@@ -164,7 +176,7 @@ func run(ctx context.Context, c config) error {
 		rep.Campaigns = append(rep.Campaigns, camp)
 		trials = append(trials, got...)
 	}
-	rep.Seen, rep.Recorded = seenSteps(trials), recordedSteps(trials)
+	rep.Seen, rep.Jobs, rep.Recorded = seenSteps(trials), jobSteps(trials), recordedSteps(trials)
 	var walls, works, overheads []float64
 	for i := range trials {
 		if f, ok := figuresOf(&trials[i]); ok {
@@ -198,11 +210,26 @@ func dirOf(path string) string {
 }
 
 func machine() string {
-	out := fmt.Sprintf("%d cores, %s", goruntime.NumCPU(), goruntime.Version())
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		out += ", load " + strings.Join(strings.Fields(string(b))[:3], " ")
+	return fmt.Sprintf("%d cores, %s, load %s", goruntime.NumCPU(), goruntime.Version(), loadavg())
+}
+
+// loadavg is the machine's load average over 1, 5 and 15 minutes.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
 	}
-	return out
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// cpuacct reads a cgroup v1 cpuacct.usage (nanoseconds).
+func cpuacct(path string) (time.Duration, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return time.Duration(ns), err
 }
 
 func newSweepRun(c config, ns, name string) *evalv1.SweepRun {
@@ -227,6 +254,8 @@ func newSweepRun(c config, ns, name string) *evalv1.SweepRun {
 func runCampaign(ctx context.Context, c config, cl client.Client, obs *observer, name string) ([]trialSeen, campaign, error) {
 	want := len(c.tasks) * c.attempts
 	camp := campaign{Name: name}
+	camp.Load[0] = loadavg()
+	cpuBefore, cpuErr := cpuacct(c.podsCPU)
 	if err := cl.Create(ctx, newSweepRun(c, c.namespace, name)); err != nil {
 		return nil, camp, err
 	}
@@ -261,6 +290,10 @@ func runCampaign(ctx context.Context, c config, cl client.Client, obs *observer,
 			return nil, camp, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+	camp.Load[1] = loadavg()
+	if cpuAfter, err := cpuacct(c.podsCPU); err == nil && cpuErr == nil {
+		camp.PodsCPU = (cpuAfter - cpuBefore).Seconds()
 	}
 	// The last copies of the Jobs and Pods: the manager deletes them once the trial ended,
 	// and their final status may arrive just before.
@@ -312,11 +345,13 @@ func measureFloor(c config, camps []campaign) (*floor, error) {
 		}
 		f.Runs = append(f.Runs, runs...)
 	}
-	var wall float64
+	var wall, podsCPU float64
 	for _, camp := range camps {
 		wall += camp.Wall
+		podsCPU += camp.PodsCPU
 	}
 	wall /= float64(len(camps))
+	podsCPU /= float64(len(camps))
 	for _, mode := range []string{"oracle", "patch"} {
 		var cpu float64
 		for _, r := range f.Runs {
@@ -325,7 +360,7 @@ func measureFloor(c config, camps []campaign) (*floor, error) {
 			}
 		}
 		fl := cpu / float64(c.cores)
-		f.ByMode[mode] = floorFigure{CPUSeconds: cpu, FloorWall: fl, WallToFloor: wall / fl}
+		f.ByMode[mode] = floorFigure{CPUSeconds: cpu, FloorWall: fl, WallToFloor: wall / fl, PodsCPUToFloor: podsCPU / cpu}
 	}
 	return f, nil
 }

@@ -13,6 +13,7 @@ func printReport(w io.Writer, rep report) {
 		len(rep.Trials), rep.Tasks, rep.Attempts, rep.Parallelism, rep.CPURequest, len(rep.Campaigns), rep.Machine, rep.Date)
 	fmt.Fprintln(w, "\nSteps by the watch's clock (seconds; a negative step: seen in the other order):")
 	printSteps(w, rep.Seen)
+	printSteps(w, rep.Jobs)
 	fmt.Fprintln(w, "\nEach stage by the recorded timestamps (whole seconds, so each span is ±1 s) and the hook's own clock:")
 	printSteps(w, rep.Recorded)
 	fmt.Fprintln(w, "\nPer trial (seconds):")
@@ -26,7 +27,8 @@ func printReport(w io.Writer, rep report) {
 	}
 	_ = tw.Flush()
 	for _, c := range rep.Campaigns {
-		fmt.Fprintf(w, "SweepRun %s: %d trials, created → last score %.1f s, → Complete %.1f s\n", c.Name, c.Trials, c.Wall, c.ToComplete)
+		fmt.Fprintf(w, "SweepRun %s: %d trials, created → last score %.1f s, → Complete %.1f s; the node's Pods used %.1f CPU-s; load %s → %s\n",
+			c.Name, c.Trials, c.Wall, c.ToComplete, c.PodsCPU, c.Load[0], c.Load[1])
 	}
 	if f := rep.Floor; f != nil {
 		fmt.Fprintf(w, "\nGrading work on this machine (median of each task's grades, CPU-seconds):\n")
@@ -35,8 +37,8 @@ func printReport(w io.Writer, rep report) {
 		}
 		for _, mode := range sortedKeys(f.ByMode) {
 			m := f.ByMode[mode]
-			fmt.Fprintf(w, "  %s: %.1f CPU-s for %d attempts of each task = %.1f s at %d cores; campaign wall / that = %.2fx\n",
-				mode, m.CPUSeconds, rep.Attempts, m.FloorWall, f.Cores, m.WallToFloor)
+			fmt.Fprintf(w, "  %s: %.1f CPU-s for %d attempts of each task = %.1f s at %d cores; campaign wall / that = %.2fx; the Pods' CPU / that work = %.2fx\n",
+				mode, m.CPUSeconds, rep.Attempts, m.FloorWall, f.Cores, m.WallToFloor, m.PodsCPUToFloor)
 		}
 	}
 }

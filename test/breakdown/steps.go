@@ -28,19 +28,36 @@ func stageMilestones(stage pc.Stage) []milestone {
 		{word + " main container started", func(t *trialSeen) time.Time { return s(t).MainStarted }},
 		{word + " main container finished", func(t *trialSeen) time.Time { return s(t).MainFinished }},
 		{word + " Pod Succeeded (collector reported)", func(t *trialSeen) time.Time { return s(t).PodSucceeded }},
-		{word + " Job Complete", func(t *trialSeen) time.Time { return s(t).JobComplete }},
 	}
 }
 
 // milestones are a trial's moments in the order they are expected: the steps between them
 // add up to the trial's wall time (creation to score), so a step that happened in the other
-// order shows as negative rather than being lost.
+// order shows as negative rather than being lost. A Job's Complete condition is not one of
+// them: once the manager harvests on the Pod's end, it deletes the Job at the trial's end,
+// often before the condition (jobSteps).
 func milestones() []milestone {
 	out := []milestone{{"trial created", func(t *trialSeen) time.Time { return t.Created }}}
 	out = append(out, stageMilestones(pc.StageAgent)...)
 	out = append(out, milestone{"agent harvested (status)", func(t *trialSeen) time.Time { return t.Agent.Harvested }})
 	out = append(out, stageMilestones(pc.StageVerifier)...)
 	return append(out, milestone{"score in status", func(t *trialSeen) time.Time { return t.Scored }})
+}
+
+// jobSteps are each stage's Pod Succeeded → Job Complete, where the watch saw the condition
+// before the Job was deleted.
+func jobSteps(trials []trialSeen) []step {
+	var out []step
+	for _, stage := range []pc.Stage{pc.StageAgent, pc.StageVerifier} {
+		var d []float64
+		for i := range trials {
+			if s := trials[i].stage(stage); !s.PodSucceeded.IsZero() && !s.JobComplete.IsZero() {
+				d = append(d, s.JobComplete.Sub(s.PodSucceeded).Seconds())
+			}
+		}
+		out = append(out, step{Name: string(stage) + " Pod Succeeded → its Job Complete (seen before the Job was deleted)", Dist: timing.Distribution(d)})
+	}
+	return out
 }
 
 // step is one step's durations over trials, in seconds.
@@ -180,6 +197,8 @@ type trialFigures struct {
 	MainRan float64 `json:"mainRanSeconds"`
 	// Overhead is Wall - Work.
 	Overhead float64 `json:"overheadSeconds"`
+	// Seen are the milestones, seconds after the trial was created, by the watch's clock.
+	Seen map[string]float64 `json:"seenSeconds"`
 }
 
 func figuresOf(t *trialSeen) (trialFigures, bool) {
@@ -188,6 +207,17 @@ func figuresOf(t *trialSeen) (trialFigures, bool) {
 		return f, false
 	}
 	f.Wall = t.Scored.Sub(t.Created).Seconds()
+	f.Seen = map[string]float64{}
+	for _, m := range milestones() {
+		if at := m.at(t); !at.IsZero() {
+			f.Seen[m.name] = at.Sub(t.Created).Seconds()
+		}
+	}
+	for _, stage := range []pc.Stage{pc.StageAgent, pc.StageVerifier} {
+		if at := t.stage(stage).JobComplete; !at.IsZero() {
+			f.Seen[string(stage)+" Job Complete"] = at.Sub(t.Created).Seconds()
+		}
+	}
 	for _, stage := range []pc.Stage{pc.StageAgent, pc.StageVerifier} {
 		r := recordedOf(stage, t.stage(stage))
 		d, ok := r.work()
