@@ -29,6 +29,9 @@ func printReport(w io.Writer, rep report) {
 	for _, c := range rep.Campaigns {
 		fmt.Fprintf(w, "SweepRun %s: %d trials, created → last score %.1f s, → Complete %.1f s; the node's Pods used %.1f CPU-s; load %s → %s\n",
 			c.Name, c.Trials, c.Wall, c.ToComplete, c.PodsCPU, c.Load[0], c.Load[1])
+		for _, o := range sortedKeys(c.Outcomes) {
+			fmt.Fprintf(w, "  %d trials %s\n", c.Outcomes[o], o)
+		}
 	}
 	if f := rep.Floor; f != nil {
 		fmt.Fprintf(w, "\nGrading work on this machine (median of each task's grades, CPU-seconds):\n")
