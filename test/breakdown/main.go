@@ -318,17 +318,18 @@ func runCampaign(ctx context.Context, c config, cl client.Client, obs *observer,
 	if err := cl.Delete(ctx, &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: name}}); err != nil {
 		return nil, camp, err
 	}
-	return trials, camp, waitIdle(ctx, cl, c.namespace)
+	return trials, camp, waitGone(ctx, cl, c.namespace, name)
 }
 
-// waitIdle waits until the namespace holds no trial and no trial Pod.
-func waitIdle(ctx context.Context, cl client.Client, ns string) error {
+// waitGone waits until the SweepRun's trials and their Pods are gone.
+func waitGone(ctx context.Context, cl client.Client, ns, run string) error {
+	ofRun := client.MatchingLabels{evalv1.LabelSweepRun: run}
 	for range 300 {
 		trials, pods := &evalv1.TaskTrialList{}, &corev1.PodList{}
-		if err := cl.List(ctx, trials, client.InNamespace(ns)); err != nil {
+		if err := cl.List(ctx, trials, client.InNamespace(ns), ofRun); err != nil {
 			return err
 		}
-		if err := cl.List(ctx, pods, client.InNamespace(ns), client.HasLabels{evalv1.LabelTrial}); err != nil {
+		if err := cl.List(ctx, pods, client.InNamespace(ns), ofRun); err != nil {
 			return err
 		}
 		if len(trials.Items) == 0 && len(pods.Items) == 0 {
@@ -336,7 +337,7 @@ func waitIdle(ctx context.Context, cl client.Client, ns string) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("namespace %s still holds trials or trial Pods a minute after their SweepRun was deleted", ns)
+	return fmt.Errorf("namespace %s still holds trials or Pods of SweepRun %s a minute after it was deleted", ns, run)
 }
 
 // measureFloor grades each task on this machine and compares the campaigns' mean wall time
