@@ -92,12 +92,13 @@ func seenSteps(trials []trialSeen) []step {
 // recorded them (whole seconds), and the stage's own work by the hook's clock.
 type recorded struct {
 	jobCreated, podCreated, scheduled, sandboxReady time.Time
-	installStarted, installFinished                 time.Time
-	collectorStarted, collectorFinished             time.Time
-	mainStarted, mainFinished                       time.Time
-	jobComplete                                     time.Time
-	hookStarted, hookFinished                       time.Time
-	summaryFound                                    bool
+	// firstInitStarted is when the Pod's first init container started.
+	firstInitStarted                    time.Time
+	collectorStarted, collectorFinished time.Time
+	mainStarted, mainFinished           time.Time
+	jobComplete                         time.Time
+	hookStarted, hookFinished           time.Time
+	summaryFound                        bool
 }
 
 func recordedOf(stage pc.Stage, s *stageSeen) recorded {
@@ -119,8 +120,10 @@ func recordedOf(stage pc.Stage, s *stageSeen) recorded {
 		r.scheduled = c.LastTransitionTime.Time
 	}
 	r.sandboxReady = s.sandboxReady
-	if cs := containerStatus(pod.Status.InitContainerStatuses, podbuild.InstallContainer); cs != nil && cs.State.Terminated != nil {
-		r.installStarted, r.installFinished = cs.State.Terminated.StartedAt.Time, cs.State.Terminated.FinishedAt.Time
+	for _, cs := range pod.Status.InitContainerStatuses {
+		if t := cs.State.Terminated; t != nil && (r.firstInitStarted.IsZero() || t.StartedAt.Time.Before(r.firstInitStarted)) {
+			r.firstInitStarted = t.StartedAt.Time
+		}
 	}
 	if cs := containerStatus(pod.Status.InitContainerStatuses, podbuild.CollectorContainer); cs != nil && cs.State.Terminated != nil {
 		term := cs.State.Terminated
@@ -150,9 +153,10 @@ var recordedSpans = []recordedSpan{
 	{"Job created → Pod created", func(r recorded) time.Time { return r.jobCreated }, func(r recorded) time.Time { return r.podCreated }},
 	{"Pod created → PodScheduled", func(r recorded) time.Time { return r.podCreated }, func(r recorded) time.Time { return r.scheduled }},
 	{"PodScheduled → sandbox ready (PodReadyToStartContainers)", func(r recorded) time.Time { return r.scheduled }, func(r recorded) time.Time { return r.sandboxReady }},
-	{"sandbox ready → sweep-install started", func(r recorded) time.Time { return r.sandboxReady }, func(r recorded) time.Time { return r.installStarted }},
-	{"sweep-install ran", func(r recorded) time.Time { return r.installStarted }, func(r recorded) time.Time { return r.installFinished }},
-	{"sweep-install finished → collector started", func(r recorded) time.Time { return r.installFinished }, func(r recorded) time.Time { return r.collectorStarted }},
+	{"sandbox ready → first init container started", func(r recorded) time.Time { return r.sandboxReady }, func(r recorded) time.Time { return r.firstInitStarted }},
+	// The init containers before the collector: an install container of its own, before
+	// the collector installed sweep-hook; none since.
+	{"first init container started → collector started", func(r recorded) time.Time { return r.firstInitStarted }, func(r recorded) time.Time { return r.collectorStarted }},
 	{"collector started → main started", func(r recorded) time.Time { return r.collectorStarted }, func(r recorded) time.Time { return r.mainStarted }},
 	{"main container ran", func(r recorded) time.Time { return r.mainStarted }, func(r recorded) time.Time { return r.mainFinished }},
 	{"main finished → collector finished", func(r recorded) time.Time { return r.mainFinished }, func(r recorded) time.Time { return r.collectorFinished }},
