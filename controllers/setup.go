@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -32,7 +33,8 @@ func hasLabel(key string) labels.Selector {
 }
 
 // CacheOptions keep the manager's memory bounded: managed fields are stripped, and Jobs and
-// Pods are cached only when they carry the trial label, ConfigMaps only when they are tasks.
+// Pods are cached only when they carry the trial label, ConfigMaps only when they are tasks,
+// NetworkPolicies only when they are trials' egress policies.
 // With namespaces, the manager watches only those (--watch-namespaces), so that it can run on
 // RoleBindings in them instead of a ClusterRoleBinding.
 //
@@ -47,9 +49,10 @@ func CacheOptions(namespaces []string) cache.Options {
 	opts := cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&batchv1.Job{}:      trial,
-			&corev1.Pod{}:       trial,
-			&corev1.ConfigMap{}: {Label: hasLabel(evalv1.LabelTask)},
+			&batchv1.Job{}:                trial,
+			&corev1.Pod{}:                 trial,
+			&corev1.ConfigMap{}:           {Label: hasLabel(evalv1.LabelTask)},
+			&networkingv1.NetworkPolicy{}: {Label: hasLabel(evalv1.LabelEgress)},
 		},
 	}
 	if len(namespaces) > 0 {

@@ -202,10 +202,14 @@ func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepR
 }
 
 // listTrials lists the campaign's trials, those a retry marked superseded shown so even
-// before the cache does.
+// before the cache does. The trials are the cache's own, not copies (a campaign of 10,000
+// would otherwise be copied whole at each reconcile, about once a second): the reconciler
+// and internal/campaign only read them, and what changes one copies it first
+// (markSuperseded's callers).
 func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRun) ([]evalv1.TaskTrial, error) {
 	list := &evalv1.TaskTrialList{}
-	if err := r.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{evalv1.LabelSweepRun: run.Name}); err != nil {
+	if err := r.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{evalv1.LabelSweepRun: run.Name},
+		client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	out := list.Items[:0]
@@ -225,6 +229,7 @@ func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRu
 	marked, regradeMarked := r.superseded.Unseen(key, labelled), r.regraded.Unseen(key, regradeLabelled)
 	for i := range out {
 		if marked.Has(out[i].Name) {
+			out[i] = *out[i].DeepCopy()
 			markSuperseded(&out[i], regradeMarked.Has(out[i].Name))
 		}
 	}
@@ -232,7 +237,7 @@ func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRu
 }
 
 // markSuperseded labels trial as superseded by its next run, and as regraded by it when that
-// run is a regrade.
+// run is a regrade. It changes t's labels in place: t must be a copy, never the cache's.
 func markSuperseded(t *evalv1.TaskTrial, regrade bool) {
 	if t.Labels == nil {
 		t.Labels = map[string]string{}

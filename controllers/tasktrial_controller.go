@@ -58,6 +58,8 @@ type TaskTrialReconciler struct {
 	// write's own watch event instead of redoing what it recorded. jobsDeleted is the version
 	// at which a finished trial's Jobs were deleted, so that they are deleted once.
 	replaced, jobsDeleted statuswrite.Versions
+	// policies are the egress NetworkPolicies this manager created.
+	policies egressPolicies
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=tasktrials,verbs=get;list;watch;create;update;patch;delete
@@ -66,7 +68,7 @@ type TaskTrialReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
-// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=create
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create
 
 // Reconcile gathers the trial's changes and writes its status once.
 func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

@@ -122,14 +122,15 @@ func (s *trialScope) loadTask(context.Context) (ctrl.Result, bool, error) {
 	return ctrl.Result{}, false, nil
 }
 
-// ensureNetworkPolicies creates, once, before the first Job, the trial's NetworkPolicies (a
-// regrade, which runs no agent, has none of its agent stage until its verifier's).
+// ensureNetworkPolicies makes sure, before the trial's first Job, that the egress
+// NetworkPolicies its stages' Pods are selected by exist: its campaign's, shared by its
+// trials, or its own (podbuild.NetworkPolicies).
 func (s *trialScope) ensureNetworkPolicies(ctx context.Context) (ctrl.Result, bool, error) {
 	if s.trial.Status.Agent != nil || s.trial.Status.Verifier != nil {
 		return ctrl.Result{}, false, nil
 	}
 	for _, np := range podbuild.NetworkPolicies(s.trial, s.task.Agent, s.task.Verifier.Stage) {
-		if err := s.createOwned(ctx, np); err != nil {
+		if err := s.r.policies.ensure(ctx, s.r.Client, np, s.now); err != nil {
 			return ctrl.Result{}, true, err
 		}
 	}

@@ -7,6 +7,10 @@ const (
 	LabelTrial    = "eval.sweep.dev/trial"
 	LabelStage    = "eval.sweep.dev/stage"
 	LabelAttempt  = "eval.sweep.dev/attempt"
+	// LabelEgress on a stage's Pods names the egress rules their stage may use (a hash of the
+	// rules, podbuild.EgressClass); the NetworkPolicy of those rules selects Pods by it. A
+	// public stage's Pods have none.
+	LabelEgress = "eval.sweep.dev/egress"
 	// LabelRun numbers the Jobs of one stage of a trial (a retry is a new run).
 	LabelRun = "eval.sweep.dev/run"
 	// LabelRerun numbers the reruns of one attempt of a task that `sweep retry` asked for: a

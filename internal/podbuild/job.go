@@ -116,6 +116,20 @@ func Labels(trial *evalv1.TaskTrial, stage podcontract.Stage) map[string]string 
 	return l
 }
 
+// podLabels are a stage's Pod's labels: the trial's, the stage's, and its egress class, by
+// which its NetworkPolicy selects it (NetworkPolicies).
+func podLabels(in JobInput) map[string]string {
+	l := Labels(in.Trial, in.Stage)
+	network := in.Task.Agent
+	if in.Stage == podcontract.StageVerifier {
+		network = in.Task.Verifier.Stage
+	}
+	if class := EgressClass(network); class != "" {
+		l[evalv1.LabelEgress] = class
+	}
+	return l
+}
+
 // JobInput is what one stage's Job is built from.
 type JobInput struct {
 	Trial     *evalv1.TaskTrial
@@ -165,7 +179,7 @@ func Job(in JobInput) *batchv1.Job {
 				},
 			}},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: Labels(trial, in.Stage), Annotations: map[string]string{StageSpecAnnotation: string(in.StageSpec)}},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels(in), Annotations: map[string]string{StageSpecAnnotation: string(in.StageSpec)}},
 				Spec:       pod,
 			},
 		},

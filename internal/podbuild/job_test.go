@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -206,42 +207,38 @@ func TestScaledResources(t *testing.T) {
 	}
 }
 
-func TestNetworkPolicy(t *testing.T) {
-	trial := makeTrial("t", "calc").obj()
+func TestEgressRules(t *testing.T) {
 	cases := map[string]struct {
-		mode        string
-		allowed     []string
-		wantNil     bool
-		wantCIDRs   []string
-		wantIgnored []string
+		stage          taskdef.Stage
+		wantRestricted bool
+		wantCIDRs      []string
 	}{
-		"public":     {mode: taskdef.NetworkPublic, wantNil: true},
-		"no-network": {mode: taskdef.NetworkNone},
-		"allowlist":  {mode: taskdef.NetworkAllowlist, allowed: []string{"10.1.2.3", "192.168.0.0/16", "api.example.com", "::1"}, wantCIDRs: []string{"10.1.2.3/32", "192.168.0.0/16", "::1/128"}, wantIgnored: []string{"api.example.com"}},
+		"public":     {stage: taskdef.Stage{NetworkMode: taskdef.NetworkPublic}},
+		"unset":      {stage: taskdef.Stage{}},
+		"no-network": {stage: taskdef.Stage{NetworkMode: taskdef.NetworkNone}, wantRestricted: true},
+		"allowlist: IPs and CIDRs, a hostname allows nothing": {stage: taskdef.Stage{NetworkMode: taskdef.NetworkAllowlist,
+			AllowedHosts: []string{"10.1.2.3", "192.168.0.0/16", "api.example.com", "::1"}},
+			wantRestricted: true, wantCIDRs: []string{"10.1.2.3/32", "192.168.0.0/16", "::1/128"}},
+		"allowlist of hostnames only: no egress": {stage: taskdef.Stage{NetworkMode: taskdef.NetworkAllowlist, AllowedHosts: []string{"api.example.com"}},
+			wantRestricted: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			np, ignored := NetworkPolicy(trial, podcontract.StageAgent, tc.mode, tc.allowed)
-			if tc.wantNil {
-				if np != nil {
-					t.Errorf("want no policy, got %v", np)
-				}
-				return
+			rules, restricted := EgressRules(tc.stage)
+			if restricted != tc.wantRestricted {
+				t.Fatalf("restricted = %v, want %v", restricted, tc.wantRestricted)
+			}
+			if restricted && rules == nil {
+				t.Errorf("a restricted stage's rules are nil, which a NetworkPolicy reads as no egress section")
 			}
 			var cidrs []string
-			for _, r := range np.Spec.Egress {
+			for _, r := range rules {
 				for _, p := range r.To {
 					cidrs = append(cidrs, p.IPBlock.CIDR)
 				}
 			}
 			if diff := cmp.Diff(tc.wantCIDRs, cidrs); diff != "" {
 				t.Errorf("CIDRs (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantIgnored, ignored); diff != "" {
-				t.Errorf("ignored (-want +got):\n%s", diff)
-			}
-			if np.Spec.Egress == nil || np.Spec.PolicyTypes[0] != "Egress" {
-				t.Errorf("policy does not restrict egress: %+v", np.Spec)
 			}
 		})
 	}
@@ -313,43 +310,49 @@ func TestVerifierStageSpecFlakeRechecks(t *testing.T) {
 }
 
 func TestNetworkPolicies(t *testing.T) {
-	trial := makeTrial("t", "calc").obj()
+	campaignTrial := makeTrial("t", "calc").obj()
+	campaignTrial.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(&evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "run", UID: "run-uid"}},
+		evalv1.GroupVersion.WithKind("SweepRun"))}
+	lone := makeTrial("t", "calc").obj()
+	lone.UID = "t-uid"
 	none := taskdef.Stage{NetworkMode: taskdef.NetworkNone}
 	public := taskdef.Stage{NetworkMode: taskdef.NetworkPublic}
 	allow := func(hosts ...string) taskdef.Stage {
 		return taskdef.Stage{NetworkMode: taskdef.NetworkAllowlist, AllowedHosts: hosts}
 	}
+	noneClass, allowClass := EgressClass(none), EgressClass(allow("10.0.0.1"))
 	type policy struct {
 		Name     string
 		Selector map[string]string
+		Owner    string
 		CIDRs    []string
 	}
-	agentOnly := map[string]string{evalv1.LabelTrial: "t", evalv1.LabelStage: "agent"}
-	verifierOnly := map[string]string{evalv1.LabelTrial: "t", evalv1.LabelStage: "verifier"}
-	both := map[string]string{evalv1.LabelTrial: "t"}
+	inRun := func(class string, cidrs ...string) policy {
+		return policy{Name: "run-egress-" + class, Selector: map[string]string{evalv1.LabelSweepRun: "run", evalv1.LabelEgress: class}, Owner: "SweepRun/run", CIDRs: cidrs}
+	}
 	cases := map[string]struct {
+		trial           *evalv1.TaskTrial
 		agent, verifier taskdef.Stage
 		want            []policy
 	}{
-		"both without network: one policy for the trial": {agent: none, verifier: none,
-			want: []policy{{Name: "t-trial-egress", Selector: both}}},
-		"the same allowlist: one policy for the trial": {agent: allow("10.0.0.1", "10.2.0.0/16"), verifier: allow("10.0.0.1", "10.2.0.0/16"),
-			want: []policy{{Name: "t-trial-egress", Selector: both, CIDRs: []string{"10.0.0.1/32", "10.2.0.0/16"}}}},
-		"a hostname the policy cannot hold makes no difference": {agent: none, verifier: allow("api.example.com"),
-			want: []policy{{Name: "t-trial-egress", Selector: both}}},
-		"different allowlists: one a stage": {agent: allow("10.0.0.1"), verifier: none,
-			want: []policy{{Name: "t-agent-egress", Selector: agentOnly, CIDRs: []string{"10.0.0.1/32"}}, {Name: "t-verifier-egress", Selector: verifierOnly}}},
-		"a public agent: the verifier's only": {agent: public, verifier: none,
-			want: []policy{{Name: "t-verifier-egress", Selector: verifierOnly}}},
-		"a public verifier: the agent's only": {agent: none, verifier: public,
-			want: []policy{{Name: "t-agent-egress", Selector: agentOnly}}},
-		"both public: none": {agent: public, verifier: public},
+		"both without network: the campaign's one policy": {trial: campaignTrial, agent: none, verifier: none, want: []policy{inRun(noneClass)}},
+		"the same allowlist: one policy": {trial: campaignTrial, agent: allow("10.0.0.1"), verifier: allow("10.0.0.1"),
+			want: []policy{inRun(allowClass, "10.0.0.1/32")}},
+		"a hostname the policy cannot hold makes no difference": {trial: campaignTrial, agent: none, verifier: allow("api.example.com"),
+			want: []policy{inRun(noneClass)}},
+		"different allowlists: one a class": {trial: campaignTrial, agent: allow("10.0.0.1"), verifier: none,
+			want: []policy{inRun(allowClass, "10.0.0.1/32"), inRun(noneClass)}},
+		"a public agent: the verifier's only": {trial: campaignTrial, agent: public, verifier: none, want: []policy{inRun(noneClass)}},
+		"both public: none":                   {trial: campaignTrial, agent: public, verifier: public},
+		"a trial of no campaign owns its own": {trial: lone, agent: none, verifier: none,
+			want: []policy{{Name: "t-egress-" + noneClass, Selector: map[string]string{evalv1.LabelTrial: "t", evalv1.LabelEgress: noneClass}, Owner: "TaskTrial/t"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []policy
-			for _, np := range NetworkPolicies(trial, tc.agent, tc.verifier) {
-				p := policy{Name: np.Name, Selector: np.Spec.PodSelector.MatchLabels}
+			for _, np := range NetworkPolicies(tc.trial, tc.agent, tc.verifier) {
+				owner := metav1.GetControllerOf(np)
+				p := policy{Name: np.Name, Selector: np.Spec.PodSelector.MatchLabels, Owner: owner.Kind + "/" + owner.Name}
 				for _, r := range np.Spec.Egress {
 					for _, peer := range r.To {
 						p.CIDRs = append(p.CIDRs, peer.IPBlock.CIDR)
@@ -364,5 +367,21 @@ func TestNetworkPolicies(t *testing.T) {
 				t.Errorf("NetworkPolicies (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestEgressClass(t *testing.T) {
+	none := EgressClass(taskdef.Stage{NetworkMode: taskdef.NetworkNone})
+	if none == "" || len(none) != 16 {
+		t.Errorf("no-network class = %q, want 16 hex digits", none)
+	}
+	if got := EgressClass(taskdef.Stage{NetworkMode: taskdef.NetworkAllowlist, AllowedHosts: []string{"api.example.com"}}); got != none {
+		t.Errorf("an allowlist that allows nothing is class %q, want no-network's %q", got, none)
+	}
+	if got := EgressClass(taskdef.Stage{NetworkMode: taskdef.NetworkAllowlist, AllowedHosts: []string{"10.0.0.1"}}); got == none {
+		t.Errorf("an allowlist with an address shares no-network's class %q", got)
+	}
+	if got := EgressClass(taskdef.Stage{NetworkMode: taskdef.NetworkPublic}); got != "" {
+		t.Errorf("public class = %q, want none", got)
 	}
 }

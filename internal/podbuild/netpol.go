@@ -1,75 +1,31 @@
 package podbuild
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
-	"github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
-// NetworkPolicyName is the policy of one trial stage, or with stage "" the one policy of both
-// its stages (NetworkPolicies).
-func NetworkPolicyName(trial string, stage podcontract.Stage) string {
-	if stage == "" {
-		return trial + "-trial-egress"
+// EgressRules maps a stage's network mode to egress rules: no-network allows none,
+// allowlist the listed IPs and CIDRs (a hostname cannot be expressed and allows nothing);
+// restricted is false for public, which needs no policy.
+func EgressRules(stage taskdef.Stage) (rules []networkingv1.NetworkPolicyEgressRule, restricted bool) {
+	if stage.NetworkMode == taskdef.NetworkPublic || stage.NetworkMode == "" {
+		return nil, false
 	}
-	return trial + "-" + string(stage) + "-egress"
-}
-
-// NetworkPolicies are a trial's egress policies, created before its first Job: one that
-// selects the Pods of both its stages when their egress rules are the same (a task whose
-// agent and verifier both have no network, the common case: one object a trial, not two),
-// else one for each stage that is not public.
-func NetworkPolicies(trial *evalv1.TaskTrial, agent, verifier taskdef.Stage) []*networkingv1.NetworkPolicy {
-	a, _ := NetworkPolicy(trial, podcontract.StageAgent, agent.NetworkMode, agent.AllowedHosts)
-	v, _ := NetworkPolicy(trial, podcontract.StageVerifier, verifier.NetworkMode, verifier.AllowedHosts)
-	switch {
-	case a != nil && v != nil && equality.Semantic.DeepEqual(a.Spec.Egress, v.Spec.Egress):
-		a.Name, a.Labels = NetworkPolicyName(trial.Name, ""), Labels(trial, "")
-		a.Spec.PodSelector.MatchLabels = map[string]string{evalv1.LabelTrial: trial.Name}
-		return []*networkingv1.NetworkPolicy{a}
-	case a != nil && v != nil:
-		return []*networkingv1.NetworkPolicy{a, v}
-	case a != nil:
-		return []*networkingv1.NetworkPolicy{a}
-	case v != nil:
-		return []*networkingv1.NetworkPolicy{v}
-	}
-	return nil
-}
-
-// NetworkPolicy maps a stage's network mode to egress rules: no-network denies all egress,
-// allowlist admits the listed IPs and CIDRs (hostnames cannot be expressed and are returned
-// as ignored), public needs no policy (nil).
-func NetworkPolicy(trial *evalv1.TaskTrial, stage podcontract.Stage, mode string, allowed []string) (np *networkingv1.NetworkPolicy, ignoredHosts []string) {
-	if mode == taskdef.NetworkPublic || mode == "" {
-		return nil, nil
-	}
-	np = &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      NetworkPolicyName(trial.Name, stage),
-			Namespace: trial.Namespace,
-			Labels:    Labels(trial, stage),
-		},
-		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{
-				evalv1.LabelTrial: trial.Name,
-				evalv1.LabelStage: string(stage),
-			}},
-			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
-			Egress:      []networkingv1.NetworkPolicyEgressRule{},
-		},
-	}
-	if mode != taskdef.NetworkAllowlist {
-		return np, nil
+	rules = []networkingv1.NetworkPolicyEgressRule{}
+	if stage.NetworkMode != taskdef.NetworkAllowlist {
+		return rules, true
 	}
 	var peers []networkingv1.NetworkPolicyPeer
-	for _, h := range allowed {
+	for _, h := range stage.AllowedHosts {
 		cidr := h
 		if ip := net.ParseIP(h); ip != nil {
 			cidr = h + "/32"
@@ -78,13 +34,70 @@ func NetworkPolicy(trial *evalv1.TaskTrial, stage podcontract.Stage, mode string
 			}
 		}
 		if _, _, err := net.ParseCIDR(cidr); err != nil {
-			ignoredHosts = append(ignoredHosts, h)
 			continue
 		}
 		peers = append(peers, networkingv1.NetworkPolicyPeer{IPBlock: &networkingv1.IPBlock{CIDR: cidr}})
 	}
 	if len(peers) > 0 {
-		np.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{To: peers}}
+		rules = []networkingv1.NetworkPolicyEgressRule{{To: peers}}
 	}
-	return np, ignoredHosts
+	return rules, true
+}
+
+// EgressClass is the value of a stage's Pods' evalv1.LabelEgress: the first 16 hex digits of
+// the SHA-256 of its egress rules' JSON, so that stages with the same rules share a class and
+// one policy; "" for a public stage.
+func EgressClass(stage taskdef.Stage) string {
+	rules, restricted := EgressRules(stage)
+	if !restricted {
+		return ""
+	}
+	b, err := json.Marshal(rules)
+	if err != nil {
+		// The rules are IPBlocks and strings only; they always encode.
+		panic(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// NetworkPolicyName is the policy of one egress class within its scope: the trial's SweepRun
+// (one policy for all its trials with those rules) or, for a trial of no campaign, the trial.
+func NetworkPolicyName(scope, class string) string {
+	return scope + "-egress-" + class
+}
+
+// NetworkPolicies are the egress policies a trial's Pods need, one for each egress class of
+// its stages, created before its first Job. A campaign's trials share them: each is named and
+// owned by the trial's SweepRun and selects the campaign's Pods of its class, so that a
+// campaign of 10,000 no-network trials has one policy, not 10,000 (one API write a campaign
+// instead of one a trial, and one object for the network plugin to program). A trial of no
+// campaign (no SweepRun controls it) owns its own.
+func NetworkPolicies(trial *evalv1.TaskTrial, agent, verifier taskdef.Stage) []*networkingv1.NetworkPolicy {
+	scope, scopeLabel := trial.Name, evalv1.LabelTrial
+	owner := metav1.NewControllerRef(trial, evalv1.GroupVersion.WithKind("TaskTrial"))
+	if run := metav1.GetControllerOf(trial); run != nil && run.Kind == "SweepRun" && run.Name == trial.Spec.SweepRun {
+		scope, scopeLabel, owner = run.Name, evalv1.LabelSweepRun, run.DeepCopy()
+	}
+	var out []*networkingv1.NetworkPolicy
+	seen := map[string]bool{}
+	for _, stage := range []taskdef.Stage{agent, verifier} {
+		class := EgressClass(stage)
+		if class == "" || seen[class] {
+			continue
+		}
+		seen[class] = true
+		rules, _ := EgressRules(stage)
+		labels := map[string]string{scopeLabel: scope, evalv1.LabelEgress: class}
+		out = append(out, &networkingv1.NetworkPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: NetworkPolicyName(scope, class), Namespace: trial.Namespace, Labels: labels,
+				OwnerReferences: []metav1.OwnerReference{*owner}},
+			Spec: networkingv1.NetworkPolicySpec{
+				PodSelector: metav1.LabelSelector{MatchLabels: labels},
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+				Egress:      rules,
+			},
+		})
+	}
+	return out
 }

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	"github.com/swe-sweep/sweep-operator/internal/podcontract"
+	"github.com/swe-sweep/sweep-operator/internal/taskdef"
 )
 
 // sampleTasks maps task names to their directories under tasks/.
@@ -139,18 +139,19 @@ var _ = Describe("sample campaigns", func() {
 		Expect(sr.Status.Phase).To(Equal(evalv1.SweepRunSucceeded))
 		Expect(trials).To(HaveLen(len(sampleTasks)))
 
-		By("no-network stages get their NetworkPolicy: one a trial, selecting both stages' Pods")
+		By("no-network stages get their campaign's NetworkPolicy: one, owned by the SweepRun, selecting both stages' Pods")
 		for _, t := range trials {
 			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
-			np := &networkingv1.NetworkPolicy{}
-			Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(t.Name, "")}, np)).To(Succeed())
-			Expect(np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
-			Expect(np.Spec.Egress).To(BeEmpty())
-			for _, stage := range []podcontract.Stage{podcontract.StageAgent, podcontract.StageVerifier} {
-				podLabels := labels.Set{evalv1.LabelTrial: t.Name, evalv1.LabelStage: string(stage)}
-				Expect(labels.SelectorFromSet(np.Spec.PodSelector.MatchLabels).Matches(podLabels)).To(BeTrue(), "the policy selects the %s Pods of %s", stage, t.Name)
-			}
 		}
+		policies := &networkingv1.NetworkPolicyList{}
+		Expect(k8s.List(context.Background(), policies, client.InNamespace(ns), client.HasLabels{evalv1.LabelEgress})).To(Succeed())
+		Expect(policies.Items).To(HaveLen(1), "one policy for the campaign's no-network stages, not one a trial")
+		np := policies.Items[0]
+		Expect(metav1.GetControllerOf(&np).Name).To(Equal("oracle"))
+		Expect(np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
+		Expect(np.Spec.Egress).To(BeEmpty())
+		noNetwork := podbuild.EgressClass(taskdef.Stage{NetworkMode: taskdef.NetworkNone})
+		Expect(np.Spec.PodSelector.MatchLabels).To(Equal(map[string]string{evalv1.LabelSweepRun: "oracle", evalv1.LabelEgress: noNetwork}))
 	})
 
 	It("scores 0 with the nop agent", func() {

@@ -65,16 +65,22 @@ func swebenchRewards(resolved, errorInstance bool) map[string]float64 {
 	return r
 }
 
-// expectNoEgress checks that job's pods are selected by a NetworkPolicy that denies all egress:
-// the trial's one policy, since neither stage has network.
+// expectNoEgress checks that job's pods are selected by one NetworkPolicy, and that it denies
+// all egress: the campaign's policy of no-network stages, since neither stage has network.
 func expectNoEgress(ns, trial string, stage podcontract.Stage, job *batchv1.Job) {
-	np := &networkingv1.NetworkPolicy{}
-	ExpectWithOffset(1, k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(trial, "")}, np)).To(Succeed())
-	ExpectWithOffset(1, np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
-	ExpectWithOffset(1, np.Spec.Egress).To(BeEmpty(), "no egress rule: all egress is denied")
-	selector, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
-	ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	ExpectWithOffset(1, selector.Matches(labels.Set(job.Spec.Template.Labels))).To(BeTrue(), "the policy selects the %s Job's pods", stage)
+	policies := &networkingv1.NetworkPolicyList{}
+	ExpectWithOffset(1, k8s.List(context.Background(), policies, client.InNamespace(ns))).To(Succeed())
+	var selecting []networkingv1.NetworkPolicy
+	for _, np := range policies.Items {
+		selector, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+		ExpectWithOffset(1, err).NotTo(HaveOccurred())
+		if selector.Matches(labels.Set(job.Spec.Template.Labels)) {
+			selecting = append(selecting, np)
+		}
+	}
+	ExpectWithOffset(1, selecting).To(HaveLen(1), "one policy selects the %s Job's pods of trial %s", stage, trial)
+	ExpectWithOffset(1, selecting[0].Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeEgress))
+	ExpectWithOffset(1, selecting[0].Spec.Egress).To(BeEmpty(), "no egress rule: all egress is denied")
 }
 
 // graderVolume is the pod's volume holding a ConfigMap named cm, if any.

@@ -12,6 +12,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -72,11 +73,14 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(*job.Spec.ActiveDeadlineSeconds).To(BeNumerically(">", 60))
 		Expect(job.Labels).To(HaveKeyWithValue(evalv1.LabelStage, "agent"))
 		Expect(job.OwnerReferences[0].Name).To(Equal(calc))
-		By("one NetworkPolicy for the trial: both stages have no network")
+		By("one NetworkPolicy for the campaign's no-network stages, owned by the SweepRun")
+		class := job.Spec.Template.Labels[evalv1.LabelEgress]
+		Expect(class).NotTo(BeEmpty(), "the agent's Pods carry their egress class")
 		np := &networkingv1.NetworkPolicy{}
-		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName(calc, "")}, np)).To(Succeed())
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.NetworkPolicyName("happy", class)}, np)).To(Succeed())
 		Expect(np.Spec.Egress).To(BeEmpty())
-		Expect(np.Spec.PodSelector.MatchLabels).To(Equal(map[string]string{evalv1.LabelTrial: calc}))
+		Expect(np.Spec.PodSelector.MatchLabels).To(Equal(map[string]string{evalv1.LabelSweepRun: "happy", evalv1.LabelEgress: class}))
+		Expect(metav1.GetControllerOf(np).Kind).To(Equal("SweepRun"))
 
 		By("harvesting an inline patch into a Secret owned by the trial, before the verifier starts")
 		k.runStage(calc, agentStage, 1, agentSummary(samplePatch, ""))
@@ -85,6 +89,7 @@ var _ = Describe("TaskTrial and SweepRun controllers", func() {
 		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: podbuild.ArtifactSecretName(calc)}, secret)).To(Succeed())
 		Expect(string(secret.Data[podcontract.PatchKey])).To(Equal(samplePatch))
 		Expect(secret.OwnerReferences[0].Name).To(Equal(calc))
+		Expect(verifyJob.Spec.Template.Labels).To(HaveKeyWithValue(evalv1.LabelEgress, class), "both stages have no network: one class")
 		Expect(verifyJob.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("VolumeSource.Projected.Sources",
 			ContainElement(HaveField("Secret.Name", podbuild.ArtifactSecretName(calc))))))
 		Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(job), job)).To(Succeed(), "the harvested agent Job stays until the trial ends")

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -102,10 +103,14 @@ type observer struct {
 	podEnd    map[string]time.Time // trial → its verifier Pod's end
 	scored    map[string]time.Time // trial → its score in status
 	succeeded map[string]bool
+	// jobOfPod is every trial Pod seen, by UID, with its Job's name: kube-controller-manager's
+	// garbage collector deletes the Pods of the Jobs the manager deleted, so the watch, not a
+	// list at the end, counts the Pods each Job had.
+	jobOfPod map[types.UID]string
 }
 
 func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, ns string) (*observer, error) {
-	o := &observer{podEnd: map[string]time.Time{}, scored: map[string]time.Time{}, succeeded: map[string]bool{}}
+	o := &observer{podEnd: map[string]time.Time{}, scored: map[string]time.Time{}, succeeded: map[string]bool{}, jobOfPod: map[types.UID]string{}}
 	onPod := func(obj any, seen time.Time) {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok {
@@ -117,6 +122,9 @@ func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 			o.firstPod = seen
 		}
 		trial := pod.Labels[evalv1.LabelTrial]
+		if trial != "" {
+			o.jobOfPod[pod.UID] = pod.Labels[batchv1.JobNameLabel]
+		}
 		if trial != "" && pod.Labels[evalv1.LabelStage] == string(pc.StageVerifier) && pod.Status.Phase == corev1.PodSucceeded {
 			if _, ended := o.podEnd[trial]; !ended {
 				o.podEnd[trial] = seen
@@ -143,6 +151,17 @@ func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 		return nil, err
 	}
 	return o, nil
+}
+
+// podsPerJob counts the trial Pods seen by their Job's name.
+func (o *observer) podsPerJob() map[string]int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string]int{}
+	for _, job := range o.jobOfPod {
+		out[job]++
+	}
+	return out
 }
 
 func (o *observer) succeededCount() int {
@@ -211,19 +230,18 @@ type integrity struct {
 
 func (in integrity) ok() bool { return in.Lost == 0 && in.RunTwice == 0 }
 
-// checkTrials reads the phase's trials and Pods; checkJobs completes the check once the
-// audit log has been read.
-func checkTrials(ctx context.Context, cl client.Client, ns string, tasks, attempts int) (*integrity, error) {
-	in := &integrity{Expected: tasks * attempts, podsPerJob: map[string]int{}}
+// checkTrials reads the phase's trials, with the Pods each Job had (podsPerJob, as the
+// observer saw them); checkJobs completes the check once the audit log has been read.
+func checkTrials(ctx context.Context, cl client.Client, ns string, tasks, attempts int, podsPerJob map[string]int) (*integrity, error) {
+	in := &integrity{Expected: tasks * attempts, podsPerJob: podsPerJob}
 	trials := &evalv1.TaskTrialList{}
 	if err := cl.List(ctx, trials, client.InNamespace(ns)); err != nil {
 		return nil, err
 	}
-	pods := &corev1.PodList{}
-	if err := cl.List(ctx, pods, client.InNamespace(ns), client.HasLabels{evalv1.LabelTrial}); err != nil {
-		return nil, err
+	in.Trials = len(trials.Items)
+	for _, n := range podsPerJob {
+		in.PodsCreated += n
 	}
-	in.Trials, in.PodsCreated = len(trials.Items), len(pods.Items)
 	perAttempt := map[string]int{}
 	for _, tr := range trials.Items {
 		in.trials = append(in.trials, tr.Name)
@@ -241,9 +259,6 @@ func checkTrials(ctx context.Context, cl client.Client, ns string, tasks, attemp
 		}
 	}
 	in.Lost = in.Expected - len(perAttempt) + (len(trials.Items) - in.Succeeded)
-	for _, p := range pods.Items {
-		in.podsPerJob[p.Labels[batchv1.JobNameLabel]]++
-	}
 	return in, nil
 }
 

@@ -210,7 +210,7 @@ func run(ctx context.Context, c config) error {
 		ph := phases[i]
 		p := profiles[ph.Profile]
 		kcm, err := startProcess(c.dir, "kube-controller-manager-"+ph.Kind+"-"+p.Name, filepath.Join(root, "bin", "k8s", "kube-controller-manager"), nil,
-			append([]string{"--kubeconfig=" + kcmKubeconfig, "--controllers=job", "--leader-elect=false", "--secure-port=0"}, p.ControllerManager...)...)
+			append([]string{"--kubeconfig=" + kcmKubeconfig, "--controllers=job,garbagecollector", "--leader-elect=false", "--secure-port=0"}, p.ControllerManager...)...)
 		if err != nil {
 			return err
 		}
@@ -459,7 +459,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 	}
 	l := timing.Distribution(obs.podEndToScore())
 	ph.PodEndToScore = &l
-	if ph.Integrity, err = checkTrials(ctx, cl, ns, ph.Trials/c.attempts, c.attempts); err != nil {
+	if ph.Integrity, err = checkTrials(ctx, cl, ns, ph.Trials/c.attempts, c.attempts, obs.podsPerJob()); err != nil {
 		return err
 	}
 	if follow != nil {
