@@ -5,7 +5,7 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 
-.PHONY: all build deps manifests generate test test-corpus swebench-goldens lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down scale
+.PHONY: all build deps manifests generate test test-corpus swebench-goldens lint envtest helm azurite fmt vet verify-generated clean deploy demo demo-down e2e cluster-up cluster-down scale breakdown
 
 all: build
 
@@ -84,6 +84,13 @@ swebench-goldens:
 N ?= 1000
 scale:
 	bash hack/scale.sh $(N) $(SCALE_FLAGS)
+
+## breakdown: where a trial's time goes on the local cluster (test/breakdown, docs/scale.md): the
+## stack of hack/stack.sh, then SweepRuns of the sample tasks with the oracle agent, timed step by
+## step; leaves the cluster up. BREAKDOWN_FLAGS passes flags, e.g. '-repeat 5' (one trial at a
+## time, the default) or '-load' (3 tasks x 10 attempts, parallelism 10, against the grading work).
+breakdown:
+	bash hack/breakdown.sh $(BREAKDOWN_FLAGS)
 
 ## lint: golangci-lint, pinned in hack/lint.sh, with .golangci.yml.
 lint:

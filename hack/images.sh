@@ -70,7 +70,7 @@ static_binary() { # static_binary NAME PKG OVERRIDE -> path of a static binary
 
 image_hook() {
   local exe; exe=$(static_binary sweep-hook cmd/sweep-hook "${HOOK_BIN:-}")
-  # The sweep-install init container runs `/sweep-hook ...` to copy itself into /sweep/bin.
+  # The collector runs `/sweep-hook ...`, and in its postStart hook copies it into /sweep/bin.
   emit sweep-hook "$cache/sweep-hook.tar" "$cache/sweep-hook.ref" \
     -base-binary "$exe" -binary-path /sweep-hook -entrypoint '["/sweep-hook"]'
 }

@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/swe-sweep/sweep-operator/internal/grading"
 	"github.com/swe-sweep/sweep-operator/internal/hook"
+	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
 
@@ -26,9 +28,8 @@ const usage = `usage:
                                          put artifacts back, run the verifier, read the reward;
                                          a built-in grader runs the tests as UID (default: the
                                          test identity of internal/sandbox)
-  sweep-hook collect [-root DIR] [-stay=false]
-                                         wait for done, write the summary, stream the outputs,
-                                         then wait for SIGTERM (unless -stay=false)
+  sweep-hook collect [-root DIR]         wait for done and the stage's end, write the summary,
+                                         stream the outputs
   sweep-hook grade swesweep BUNDLE_DIR [-patch FILE] [-out DIR] [-workdir DIR] [-bugs ID,...] [-oracle]
   sweep-hook grade swebench GRADER_DIR [-patch FILE] [-out DIR] [-workdir DIR]
                                          GRADER_DIR holds instance.json and grading.json; the
@@ -85,9 +86,6 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	fs := flag.NewFlagSet(stage, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", "", "directory that stands for / (for tests); empty in Pods")
-	// A native sidecar that exits is restarted, which would report a second time on a new
-	// stream; so the collector stays until the kubelet stops it once the stage is over.
-	stay := fs.Bool("stay", stage == "collect", "collect: after reporting, wait for SIGTERM before exiting")
 	var testUser sandbox.Identity
 	if stage == "verify" {
 		grading.TestUserFlag(fs, &testUser)
@@ -103,10 +101,18 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if stage != "collect" {
-		// The collector's stdout is its record stream; the stages' is theirs to echo.
-		paths.LogEcho = stdout
+	if stage == "collect" {
+		return collect(ctx, spec, paths, stdout)
 	}
+	// The stage lock is held until this process exits, which is when the kernel releases it.
+	// Without it the collector reports as soon as it sees done, as it did before the lock.
+	if lock, lockErr := hook.HoldStageLock(paths.StageLock); lockErr != nil {
+		fmt.Fprintf(stderr, "sweep-hook %s: stage lock: %v (the collector will not wait for this process)\n", stage, lockErr)
+	} else {
+		defer runtime.KeepAlive(lock)
+	}
+	// The collector's stdout is its record stream; the stages' is theirs to echo.
+	paths.LogEcho = stdout
 	switch stage {
 	case "agent":
 		_, err = hook.RunAgent(ctx, spec, paths)
@@ -115,11 +121,17 @@ func runStage(ctx context.Context, stage string, args []string, stdout, stderr i
 		if self, err = os.Executable(); err == nil {
 			_, err = hook.RunVerify(ctx, spec, paths, hook.VerifyOptions{Self: self, TestUser: testUser})
 		}
-	case "collect":
-		if _, err = hook.RunCollector(ctx, spec, paths, stdout, hook.CollectOptions{}); err == nil && *stay {
-			<-ctx.Done()
-		}
 	}
+	return err
+}
+
+// collect runs the collector. It opens the stage lock first, before the main container
+// starts, and ends once it has reported the stage, which has then ended (hook/stagelock.go).
+// A lock it cannot open (never in a Pod: the run directory is writable until the stage
+// starts) leaves it reporting on the done file, which the stage writes as its last act.
+func collect(ctx context.Context, spec pc.StageSpec, paths hook.Paths, stdout io.Writer) error {
+	lock, _ := hook.OpenStageLock(paths.StageLock) // nil when it cannot be opened
+	_, err := hook.RunCollector(ctx, spec, paths, stdout, hook.CollectOptions{StageLock: lock})
 	return err
 }
 

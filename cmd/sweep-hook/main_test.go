@@ -178,7 +178,7 @@ func TestTrialThroughTheBinary(t *testing.T) {
 	agentPod.withSpec(pc.StageSpec{Stage: pc.StageAgent, Workdir: repo, TimeoutSeconds: 60, BaseRef: "baseline",
 		Agent: &pc.AgentSpec{Kind: agentkind.Patch}, Artifacts: []pc.Artifact{{Path: agentPod.Patch, Key: pc.PatchKey}}})
 	agentPod.run("agent")
-	s, outputs := agentPod.harvest(agentPod.run("collect", "-stay=false"))
+	s, outputs := agentPod.harvest(agentPod.run("collect"))
 	if !s.Done || s.Reason != "" || !strings.Contains(string(outputs[pc.PatchKey]), "+    return 2") {
 		t.Fatalf("agent summary %+v outputs %q", s, outputs)
 	}
@@ -194,7 +194,7 @@ func TestTrialThroughTheBinary(t *testing.T) {
 		Artifacts: []pc.Artifact{{Path: verifyPod.Patch, Key: pc.PatchKey}},
 		Verifier:  &pc.VerifierSpec{Grader: pc.GraderSWESweep, GraderDir: verifyPod.Tests}})
 	verifyPod.run("verify", "-test-uid", testUID)
-	s, outputs = verifyPod.harvest(verifyPod.run("collect", "-stay=false"))
+	s, outputs = verifyPod.harvest(verifyPod.run("collect"))
 	if s.Reason != "" || s.Rewards["reward"] != 1 || s.Rewards["n_resolved"] != 1 {
 		t.Fatalf("verifier summary %+v\n%s", s, outputs[pc.RecordTestStdout])
 	}
@@ -210,7 +210,7 @@ func TestCollectorKilledMidStream(t *testing.T) {
 	noise := make([]byte, 4<<20)
 	rand.Read(noise)
 	sweeptest.WriteFiles(t, p.root, map[string]string{"logs/agent/agent.log": string(noise), "sweep/run/done": `{"stage": "agent"}`})
-	cmd := exec.Command(binary, "collect", "-root", p.root, "-stay=false")
+	cmd := exec.Command(binary, "collect", "-root", p.root)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -260,27 +260,34 @@ func TestSIGTERM(t *testing.T) {
 			t.Fatalf("summary %+v outputs %q", s, outputs)
 		}
 	})
-	t.Run("collector stays after reporting until SIGTERM", func(t *testing.T) {
+	t.Run("collector reports once the stage's process has ended, then ends", func(t *testing.T) {
 		p := newPod(t, map[string]string{"sweep/run/done": `{"stage": "agent"}`}).withSpec(pc.StageSpec{Stage: pc.StageAgent})
+		// The stage's sweep-hook holds the stage lock while it runs; here the test does.
+		stage, err := hook.HoldStageLock(p.StageLock)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd, out := p.start("collect")
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		for deadline := time.Now().Add(10 * time.Second); readOrEmpty(p.TerminationLog) == ""; {
-			if time.Now().After(deadline) {
-				t.Fatal("no termination message")
-			}
-			time.Sleep(20 * time.Millisecond)
+		select {
+		case err := <-exited:
+			t.Fatalf("the collector ended while the stage ran (%v): a native sidecar would be restarted", err)
+		case <-time.After(500 * time.Millisecond):
+		}
+		if msg := readOrEmpty(p.TerminationLog); msg != "" {
+			t.Fatalf("the collector reported while the stage ran: %s", msg)
+		}
+		if err := stage.Close(); err != nil {
+			t.Fatal(err)
 		}
 		select {
 		case err := <-exited:
-			t.Fatalf("the collector exited after reporting (%v); a native sidecar would be restarted", err)
-		case <-time.After(300 * time.Millisecond):
-		}
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-exited; err != nil {
-			t.Fatalf("%v: %s", err, out)
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the collector did not end after the stage's process did")
 		}
 		if s, _ := p.harvest(out.Bytes()); !s.Done {
 			t.Errorf("summary %+v", s)

@@ -24,11 +24,15 @@ import (
 type CollectOptions struct {
 	// Poll is how often the collector looks for the done file; zero means 200 ms.
 	Poll time.Duration
+	// StageLock is the stage lock (OpenStageLock), when the collector has it: after the done
+	// file it then also waits for the stage's sweep-hook to exit (stagelock.go).
+	StageLock *os.File
 }
 
-// RunCollector waits for the stage's done file, or for ctx to end (SIGTERM: then it reports
-// whatever is there and says so), writes the summary to paths.TerminationLog and, when the
-// outputs do not fit in it, streams them to stdout. It returns the summary.
+// RunCollector waits for the stage's done file and, with opts.StageLock, for the stage's
+// process to exit, or for ctx to end (SIGTERM: then it reports whatever is there and says
+// so), writes the summary to paths.TerminationLog and, when the outputs do not fit in it,
+// streams them to stdout. It returns the summary.
 func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io.Writer, opts CollectOptions) (pc.Summary, error) {
 	poll := opts.Poll
 	if poll <= 0 {
@@ -36,6 +40,14 @@ func RunCollector(ctx context.Context, spec pc.StageSpec, paths Paths, stdout io
 	}
 	s := pc.Summary{Stage: spec.Stage, StreamID: newStreamID()}
 	done, err := waitDone(ctx, paths.Done, poll)
+	if err == nil && opts.StageLock != nil {
+		// A done file seen before the stage's process ended (the agent can write one) is
+		// reported once that process has ended, as the stage's own done file is. The outputs
+		// are read after it too: nothing in the main container writes them any more.
+		if waitStageEnd(ctx, opts.StageLock) {
+			done, err = ReadDone(paths.Done)
+		}
+	}
 	switch {
 	case err == nil:
 		s.Done, s.ExitCode, s.Reason, s.Message = true, done.ExitCode, done.Reason, done.Message

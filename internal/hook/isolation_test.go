@@ -280,7 +280,7 @@ func collectAsHookUser(t *testing.T, spec pc.StageSpec, paths Paths) (pc.Summary
 		t.Fatal(err)
 	}
 	mustChmod(t, paths.TerminationLog, 0o666) // the kubelet's, whatever the umask
-	cmd := exec.Command(bin, "collect", "-root", podRootDir(paths), "-stay=false")
+	cmd := exec.Command(bin, "collect", "-root", podRootDir(paths))
 	hookUser := sandbox.Identity{UID: pc.HookUID, GID: pc.HookUID}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: hookUser.Credential()}
 	var stdout, stderr strings.Builder

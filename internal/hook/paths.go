@@ -16,10 +16,12 @@ type Paths struct {
 	Spec        string
 	Instruction string
 	Done        string
-	Input       string // the stage's inputs, by key
-	Solution    string
-	Patch       string // where the default collector writes the agent's patch
-	AgentLog    string
+	// StageLock is the stage lock (podcontract.StageLockPath, stagelock.go).
+	StageLock string
+	Input     string // the stage's inputs, by key
+	Solution  string
+	Patch     string // where the default collector writes the agent's patch
+	AgentLog  string
 	// Usage is the agent's usage file (podcontract.UsagePath).
 	Usage       string
 	VerifierDir string
@@ -37,6 +39,7 @@ func PodPaths() Paths {
 		Spec:           pc.SpecPath,
 		Instruction:    pc.InstructionPath,
 		Done:           pc.DonePath,
+		StageLock:      pc.StageLockPath,
 		Input:          pc.InputDir,
 		Solution:       pc.SolutionDir,
 		Patch:          pc.PatchPath,
@@ -51,7 +54,7 @@ func PodPaths() Paths {
 // RootedPaths are PodPaths moved under root.
 func RootedPaths(root string) Paths {
 	p := PodPaths()
-	for _, f := range []*string{&p.Spec, &p.Instruction, &p.Done, &p.Input, &p.Solution, &p.Patch,
+	for _, f := range []*string{&p.Spec, &p.Instruction, &p.Done, &p.StageLock, &p.Input, &p.Solution, &p.Patch,
 		&p.AgentLog, &p.Usage, &p.VerifierDir, &p.Tests, &p.TerminationLog} {
 		*f = filepath.Join(root, *f)
 	}

@@ -19,9 +19,11 @@ import (
 
 // Container names of a trial Pod.
 const (
-	InstallContainer   = "sweep-install"
 	BundleContainer    = "agent-bundle"
 	CollectorContainer = "collector"
+	// InstallContainer is the container that installs sweep-hook into the Pod, from the hook
+	// image: the collector, in its postStart hook.
+	InstallContainer = CollectorContainer
 )
 
 // MainContainer is the main container's name for a stage: "agent" or "verifier".

@@ -39,9 +39,10 @@ func stageLogDir(stage podcontract.Stage) string {
 	return podcontract.VerifierLogDir
 }
 
-// podSpec is the trial Pod: an init container installs sweep-hook, a native-sidecar collector
-// reports, and the main container runs the stage in the task's image. No Pod mounts a
-// service-account token: nothing in it needs the Kubernetes API.
+// podSpec is the trial Pod: a native-sidecar collector installs sweep-hook (its postStart
+// hook, which the kubelet completes before it starts the next container) and reports, and the
+// main container runs the stage in the task's image. No Pod mounts a service-account token:
+// nothing in it needs the Kubernetes API.
 func podSpec(in JobInput) corev1.PodSpec {
 	trial := in.Trial
 	stage := in.Stage
@@ -61,12 +62,27 @@ func podSpec(in JobInput) corev1.PodSpec {
 	security := PodSecurity(trial.Spec.PodSecurity)
 	mainMounts := append([]corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir, ReadOnly: true}}, shared...)
 	var env []corev1.EnvVar
+	// The collector comes first: an external agent's bundle container runs the sweep-hook it
+	// installs. Installing in its postStart hook rather than in an init container of its own
+	// saves the kubelet a container to start and one look (a PLEG relist, up to a second) to
+	// see it end (docs/scale.md, "On the local cluster: one trial's time").
 	initContainers := []corev1.Container{{
-		Name:            InstallContainer,
-		Image:           in.HookImage,
-		Command:         []string{"/sweep-hook", "install", podcontract.BinDir},
-		VolumeMounts:    []corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir}},
+		Name:          CollectorContainer,
+		Image:         in.HookImage,
+		Command:       []string{"/sweep-hook", "collect"},
+		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
+		Lifecycle: &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{
+			Exec: &corev1.ExecAction{Command: []string{"/sweep-hook", "install", podcontract.BinDir}}}},
+		VolumeMounts: append([]corev1.VolumeMount{{Name: volBin, MountPath: podcontract.BinDir}}, shared...),
+		// A non-root collector can write its termination message: the kubelet makes the file
+		// world-writable.
 		SecurityContext: security.Hook,
+		// The summary must survive even when the collector's log is gone.
+		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resourceMust("10m"),
+			corev1.ResourceMemory: resourceMust("32Mi"),
+		}},
 	}}
 
 	if stage == podcontract.StageAgent {
@@ -93,23 +109,6 @@ func podSpec(in JobInput) corev1.PodSpec {
 			mainMounts = append(mainMounts, corev1.VolumeMount{Name: volGrader, MountPath: podcontract.GraderConfigDir, ReadOnly: true})
 		}
 	}
-
-	initContainers = append(initContainers, corev1.Container{
-		Name:          CollectorContainer,
-		Image:         in.HookImage,
-		Command:       []string{"/sweep-hook", "collect"},
-		RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
-		VolumeMounts:  shared,
-		// A non-root collector can write its termination message: the kubelet makes the file
-		// world-writable.
-		SecurityContext: security.Hook,
-		// The summary must survive even when the collector's log is gone.
-		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
-		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU:    resourceMust("10m"),
-			corev1.ResourceMemory: resourceMust("32Mi"),
-		}},
-	})
 
 	workdir := in.Task.Environment.Workdir
 	return corev1.PodSpec{

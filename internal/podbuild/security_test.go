@@ -112,7 +112,7 @@ func TestJobSecurityContexts(t *testing.T) {
 			t.Errorf("%s: Pod securityContext (-want +got):\n%s", stage, diff)
 		}
 		wantByName := map[string]*corev1.SecurityContext{
-			InstallContainer: want.Hook, CollectorContainer: want.Hook, BundleContainer: want.Bundle, MainContainer(stage): want.Main,
+			CollectorContainer: want.Hook, BundleContainer: want.Bundle, MainContainer(stage): want.Main,
 		}
 		for _, c := range append(pod.InitContainers, pod.Containers...) {
 			if diff := cmp.Diff(wantByName[c.Name], c.SecurityContext); diff != "" {

@@ -14,6 +14,10 @@ const (
 	InstructionPath = TaskDir + "/instruction.md"
 	RunDir          = "/sweep/run"
 	DonePath        = RunDir + "/done"
+	// StageLockPath is locked (flock, exclusive) by the main container's sweep-hook from its
+	// start until it exits; the collector, which opens it first, waits for it after done, so
+	// that it ends with the main container instead of waiting to be stopped.
+	StageLockPath = RunDir + "/stage.lock"
 	// InputDir holds stage inputs from the trial's Secrets: the patch agent's patch
 	// (AgentPatchFile) and, in the verifier, the harvested artifacts under their keys.
 	InputDir = "/sweep/input"

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -33,11 +34,12 @@ func (k kubelet) reportImage(pod *corev1.Pod, imageID string) {
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 }
 
-// reportHookImage reports the image ID of the Pod's sweep-hook install container, which ended.
+// reportHookImage reports the image ID of the Pod's container that installed sweep-hook: the
+// collector, which runs on.
 func (k kubelet) reportHookImage(pod *corev1.Pod, imageID string) {
 	ExpectWithOffset(1, k8s.Get(k.ctx(), client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: podbuild.InstallContainer, ImageID: imageID,
-		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}
 	ExpectWithOffset(1, k8s.Status().Update(k.ctx(), pod)).To(Succeed())
 }
 

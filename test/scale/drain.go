@@ -27,6 +27,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/internal/taskdef"
+	"github.com/swe-sweep/sweep-operator/test/internal/timing"
 )
 
 // scaleTaskTOML is the generated catalogue's task.toml: one artifact (the patch), SWE-sweep's
@@ -106,69 +107,48 @@ type observer struct {
 	// garbage collector deletes the Pods of the Jobs the manager deleted, so the watch, not a
 	// list at the end, counts the Pods each Job had.
 	jobOfPod map[types.UID]string
-	cache    cache.Cache
 }
 
 func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, ns string) (*observer, error) {
-	c, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultNamespaces: map[string]cache.Config{ns: {}},
-		DefaultTransform: cache.TransformStripManagedFields()})
-	if err != nil {
-		return nil, err
-	}
-	o := &observer{podEnd: map[string]time.Time{}, scored: map[string]time.Time{}, succeeded: map[string]bool{}, jobOfPod: map[types.UID]string{}, cache: c}
-	pods, err := c.GetInformer(ctx, &corev1.Pod{})
-	if err != nil {
-		return nil, err
-	}
-	onPod := func(obj any) {
+	o := &observer{podEnd: map[string]time.Time{}, scored: map[string]time.Time{}, succeeded: map[string]bool{}, jobOfPod: map[types.UID]string{}}
+	onPod := func(obj any, seen time.Time) {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok {
 			return
 		}
-		now := time.Now()
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		if o.firstPod.IsZero() {
-			o.firstPod = now
+			o.firstPod = seen
 		}
 		trial := pod.Labels[evalv1.LabelTrial]
 		if trial != "" {
 			o.jobOfPod[pod.UID] = pod.Labels[batchv1.JobNameLabel]
 		}
 		if trial != "" && pod.Labels[evalv1.LabelStage] == string(pc.StageVerifier) && pod.Status.Phase == corev1.PodSucceeded {
-			if _, seen := o.podEnd[trial]; !seen {
-				o.podEnd[trial] = now
+			if _, ended := o.podEnd[trial]; !ended {
+				o.podEnd[trial] = seen
 			}
 		}
 	}
-	if _, err := pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: onPod, UpdateFunc: func(_, n any) { onPod(n) }}); err != nil {
-		return nil, err
-	}
-	trials, err := c.GetInformer(ctx, &evalv1.TaskTrial{})
-	if err != nil {
-		return nil, err
-	}
-	onTrial := func(obj any) {
+	onTrial := func(obj any, seen time.Time) {
 		tr, ok := obj.(*evalv1.TaskTrial)
 		if !ok {
 			return
 		}
-		now := time.Now()
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if _, seen := o.scored[tr.Name]; !seen && tr.Status.Score != "" {
-			o.scored[tr.Name] = now
+		if _, scored := o.scored[tr.Name]; !scored && tr.Status.Score != "" {
+			o.scored[tr.Name] = seen
 		}
 		if tr.Status.Phase == evalv1.TrialSucceeded {
 			o.succeeded[tr.Name] = true
 		}
 	}
-	if _, err := trials.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: onTrial, UpdateFunc: func(_, n any) { onTrial(n) }}); err != nil {
+	_, err := timing.Watch(ctx, cfg, scheme, ns,
+		timing.Handler{Object: &corev1.Pod{}, On: onPod}, timing.Handler{Object: &evalv1.TaskTrial{}, On: onTrial})
+	if err != nil {
 		return nil, err
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return nil, fmt.Errorf("observer's cache did not sync")
 	}
 	return o, nil
 }
@@ -320,9 +300,9 @@ func (in *integrity) checkJobs(created map[string]int) {
 	}
 }
 
-// baselineJob is a plain Job shaped as a trial stage's: the same containers (an init
-// container, a native-sidecar collector and the main container), requests and labels that
-// kwok's stages match, and nothing of the operator.
+// baselineJob is a plain Job shaped as a trial stage's: the same containers (a native-sidecar
+// collector and the main container), requests and labels that kwok's stages match, and
+// nothing of the operator.
 func baselineJob(ns string, trial int, stage pc.Stage) *batchv1.Job {
 	name := fmt.Sprintf("b%05d-%s", trial, stage)
 	labels := map[string]string{evalv1.LabelStage: string(stage), baselineTrialLabel: strconv.Itoa(trial)}
@@ -336,7 +316,6 @@ func baselineJob(ns string, trial int, stage pc.Stage) *batchv1.Job {
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr.To(false),
 					InitContainers: []corev1.Container{
-						{Name: podbuild.InstallContainer, Image: "scale/hook"},
 						{Name: podbuild.CollectorContainer, Image: "scale/hook", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 							Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 								corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")}}},

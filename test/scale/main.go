@@ -36,6 +36,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/test/internal/timing"
 )
 
 // profile is one set of client rate flags for every component.
@@ -123,7 +124,7 @@ type phaseResult struct {
 	Requests        *requestCounts        `json:"requests,omitempty"`
 	Manager         *procUsage            `json:"manager,omitempty"`
 	Reconcile       map[string]latency    `json:"reconcileSeconds,omitempty"`
-	PodEndToScore   *latency              `json:"podEndToScoreSeconds,omitempty"`
+	PodEndToScore   *timing.Dist          `json:"podEndToScoreSeconds,omitempty"`
 	Integrity       *integrity            `json:"integrity,omitempty"`
 	ResumeSeconds   float64               `json:"resumeSeconds,omitempty"`
 	ReadySeconds    float64               `json:"managerReadySeconds,omitempty"`
@@ -456,7 +457,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 			return err
 		}
 	}
-	l := percentiles(obs.podEndToScore())
+	l := timing.Distribution(obs.podEndToScore())
 	ph.PodEndToScore = &l
 	if ph.Integrity, err = checkTrials(ctx, cl, ns, ph.Trials/c.attempts, c.attempts, obs.podsPerJob()); err != nil {
 		return err

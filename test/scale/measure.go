@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -137,20 +136,11 @@ func readProc(pid int) (procUsage, error) {
 	return u, nil
 }
 
-// latency are a distribution's percentiles, in seconds.
+// latency are a histogram's percentiles, in seconds, as estimated from its buckets.
 type latency struct {
 	Count int     `json:"count"`
 	P50   float64 `json:"p50"`
 	P99   float64 `json:"p99"`
-}
-
-func percentiles(xs []float64) latency {
-	if len(xs) == 0 {
-		return latency{}
-	}
-	sort.Float64s(xs)
-	at := func(q float64) float64 { return xs[min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1)] }
-	return latency{Count: len(xs), P50: at(0.50), P99: at(0.99)}
 }
 
 // reconcileLatency reads controller-runtime's controller_runtime_reconcile_time_seconds of

@@ -41,31 +41,6 @@ func TestCountRequests(t *testing.T) {
 	}
 }
 
-func TestPercentiles(t *testing.T) {
-	tests := []struct {
-		name string
-		xs   []float64
-		want latency
-	}{
-		{"none", nil, latency{}},
-		{"one", []float64{0.3}, latency{Count: 1, P50: 0.3, P99: 0.3}},
-		{"hundred", func() []float64 {
-			var xs []float64
-			for i := 100; i >= 1; i-- {
-				xs = append(xs, float64(i))
-			}
-			return xs
-		}(), latency{Count: 100, P50: 50, P99: 99}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, percentiles(tt.xs)); diff != "" {
-				t.Errorf("percentiles (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestBucketQuantile(t *testing.T) {
 	bucket := func(upper float64, count uint64) *dto.Bucket {
 		return &dto.Bucket{UpperBound: proto.Float64(upper), CumulativeCount: proto.Uint64(count)}
