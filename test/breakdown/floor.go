@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/swe-sweep/sweep-operator/internal/reward"
 )
 
 // floorRun is one `sweep-hook grade swesweep` of a task, as measured.
@@ -85,9 +87,12 @@ func gradeOnce(hook, taskDir, mode string) (floorRun, error) {
 	if err != nil {
 		return floorRun{}, fmt.Errorf("%s %s: %w: %s", hook, strings.Join(args, " "), err, tail(outText))
 	}
-	reward, err := os.ReadFile(filepath.Join(tmp, "out", "reward.json"))
-	if err != nil || !strings.Contains(string(reward), `"reward":1`) && !strings.Contains(string(reward), `"reward": 1`) {
-		return floorRun{}, fmt.Errorf("the grade did not give reward 1: %s (%v)", reward, err)
+	b, err := os.ReadFile(filepath.Join(tmp, "out", reward.FileJSON))
+	if err != nil {
+		return floorRun{}, fmt.Errorf("the grade wrote no %s: %w", reward.FileJSON, err)
+	}
+	if result, err := reward.ParseJSON(b); err != nil || result[reward.KeyReward] != 1 {
+		return floorRun{}, fmt.Errorf("the grade did not give %s 1: %s (%v)", reward.KeyReward, b, err)
 	}
 	ps := cmd.ProcessState
 	return floorRun{Mode: mode, CPUSeconds: (ps.UserTime() + ps.SystemTime()).Seconds(), Seconds: elapsed.Seconds()}, nil
