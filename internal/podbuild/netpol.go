@@ -52,6 +52,10 @@ func EgressClass(stage taskdef.Stage) string {
 	if !restricted {
 		return ""
 	}
+	return egressClass(rules)
+}
+
+func egressClass(rules []networkingv1.NetworkPolicyEgressRule) string {
 	b, err := json.Marshal(rules)
 	if err != nil {
 		// The rules are IPBlocks and strings only; they always encode.
@@ -82,12 +86,15 @@ func NetworkPolicies(trial *evalv1.TaskTrial, agent, verifier taskdef.Stage) []*
 	var out []*networkingv1.NetworkPolicy
 	seen := map[string]bool{}
 	for _, stage := range []taskdef.Stage{agent, verifier} {
-		class := EgressClass(stage)
-		if class == "" || seen[class] {
+		rules, restricted := EgressRules(stage)
+		if !restricted {
+			continue
+		}
+		class := egressClass(rules)
+		if seen[class] {
 			continue
 		}
 		seen[class] = true
-		rules, _ := EgressRules(stage)
 		labels := map[string]string{scopeLabel: scope, evalv1.LabelEgress: class}
 		out = append(out, &networkingv1.NetworkPolicy{
 			ObjectMeta: metav1.ObjectMeta{Name: NetworkPolicyName(scope, class), Namespace: trial.Namespace, Labels: labels,

@@ -122,10 +122,11 @@ func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 			o.firstPod = seen
 		}
 		trial := pod.Labels[evalv1.LabelTrial]
-		if trial != "" {
-			o.jobOfPod[pod.UID] = pod.Labels[batchv1.JobNameLabel]
+		if trial == "" {
+			return
 		}
-		if trial != "" && pod.Labels[evalv1.LabelStage] == string(pc.StageVerifier) && pod.Status.Phase == corev1.PodSucceeded {
+		o.jobOfPod[pod.UID] = pod.Labels[batchv1.JobNameLabel]
+		if pod.Labels[evalv1.LabelStage] == string(pc.StageVerifier) && pod.Status.Phase == corev1.PodSucceeded {
 			if _, ended := o.podEnd[trial]; !ended {
 				o.podEnd[trial] = seen
 			}
