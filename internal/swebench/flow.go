@@ -331,7 +331,7 @@ func (f *flow) attributeHang(ctx context.Context, o graded, tr testRun) (graded,
 		f.ev.DeadlineCut = true
 		left := time.Until(f.r.Deadline) - DeadlineReserve
 		if left > 0 {
-			ok, err := f.rerunUnpatched(ctx, min(tr.budget, left))
+			ok, err := f.rerunUnpatched(ctx, min(steps.HangRerunLimit(tr.budget), left))
 			if err != nil {
 				return o, err
 			}
@@ -340,12 +340,13 @@ func (f *flow) attributeHang(ctx context.Context, o graded, tr testRun) (graded,
 	}
 	switch hangAttribution(tr.cutByDeadline, finished) {
 	case hangOnPatch:
-		msg := fmt.Sprintf("the tests ran past %s on the patched tree and finished within it on the unpatched tree", tr.budget.Round(time.Second))
+		msg := fmt.Sprintf("the tests ran past %s on the patched tree and finished within %s on the unpatched tree",
+			tr.budget.Round(time.Second), steps.HangRerunLimit(tr.budget).Round(time.Second))
 		rep := errorReport(f.in, "the tests timed out")
 		return graded{hardened: rep, official: o.official, verdict: &reward.Verdict{Reason: reasons.TestsHungOnPatch, Message: msg}}, nil
 	case hangNotMeasured:
-		return o, fmt.Errorf("the verifier's deadline ended the tests after %s, before the instance's timeout of %s, and the unpatched tree could not show the hang is the patch's: not measured (raise the verifier's timeout)",
-			tr.budget.Round(time.Second), f.in.Timeout())
+		return o, fmt.Errorf("the verifier's deadline ended the tests after %s, before the instance's timeout of %s, and the unpatched tree did not show the hang is the patch's by finishing within %s: not measured (raise the verifier's timeout)",
+			tr.budget.Round(time.Second), f.in.Timeout(), steps.HangRerunLimit(tr.budget).Round(time.Second))
 	}
 	return o, nil
 }

@@ -28,8 +28,9 @@ const (
 	// hangOfficial: the instance's own timeout ended the run: an error instance, as in the
 	// official harness (measured, not resolved).
 	hangOfficial hangOutcome = iota
-	// hangOnPatch: the deadline ended the run, and the unpatched tree finished in the same
-	// time: the patch made the tests hang (measured 0, reasons.TestsHungOnPatch).
+	// hangOnPatch: the deadline ended the run, and the unpatched tree finished within
+	// steps.HangRerunLimit of the same budget: the patch made the tests hang (measured 0,
+	// reasons.TestsHungOnPatch).
 	hangOnPatch
 	// hangNotMeasured: the deadline ended the run and nothing shows it is the patch's: the
 	// unpatched tree could not be run or did not finish either (a grader error).
@@ -37,7 +38,7 @@ const (
 )
 
 // hangAttribution decides a timed-out run. rerunFinished is whether the test command finished
-// on the unpatched tree within the budget; nil when no rerun happened.
+// on the unpatched tree within steps.HangRerunLimit of the budget; nil when no rerun happened.
 func hangAttribution(cutByDeadline bool, rerunFinished *bool) hangOutcome {
 	switch {
 	case !cutByDeadline:

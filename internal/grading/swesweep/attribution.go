@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swe-sweep/sweep-operator/api/v1alpha1/reasons"
+	"github.com/swe-sweep/sweep-operator/internal/grading/steps"
 	"github.com/swe-sweep/sweep-operator/internal/reward"
 	"github.com/swe-sweep/sweep-operator/internal/sandbox"
 )
@@ -21,16 +22,17 @@ const (
 
 // stepLimit is how long an untrusted step may run when left is the time until the deadline:
 // its own limit, but at most half of what is left after the reserve, so that the same step
-// can still be rerun on the unpatched tree with the same limit and the result be written in
+// can still be rerun on the unpatched tree (steps.HangRerunLimit) and the result be written in
 // time. Zero or less means there is no time to start it.
 func stepLimit(own, left time.Duration) time.Duration {
 	return min(own, (left-deadlineReserve)/2)
 }
 
-// rerunLimit is the limit of the rerun of a step that had limit on the agent's tree: the same,
-// or what is left before the reserve when that is less. Zero or less means no time is left.
+// rerunLimit is the limit of the rerun of a step that had limit on the agent's tree:
+// steps.HangRerunLimit of it, or what is left before the reserve when that is less. Zero or
+// less means no time is left.
 func rerunLimit(limit, left time.Duration) time.Duration {
-	return min(limit, left-deadlineReserve)
+	return min(steps.HangRerunLimit(limit), left-deadlineReserve)
 }
 
 // limit is a step's limit in this grading: its own (or the default) timeout bounded by the
@@ -51,10 +53,10 @@ func secs(s float64) time.Duration { return time.Duration(s * float64(time.Secon
 type hangCause int
 
 const (
-	// hangOnPatch: the same step finished on the unpatched tree, so the agent's patch made it
-	// hang; the trial scores 0.
+	// hangOnPatch: the same step ended on the unpatched tree within steps.HangRerunLimit, so
+	// the agent's patch made it hang; the trial scores 0.
 	hangOnPatch hangCause = iota + 1
-	// hangNotMeasured: it ran past the limit on the unpatched tree too, could not be started
+	// hangNotMeasured: it did not end within that on the unpatched tree, could not be started
 	// there, or there was no time left to try; the infrastructure's (or the task's) problem.
 	hangNotMeasured
 )
@@ -70,7 +72,7 @@ func attributeHang(rerun *StepReport) hangCause {
 }
 
 // attribute decides a hang: the step is rerun on the unpatched tree (the base, plus the bug's
-// test patch for a bug's tests) with the same limit.
+// test patch for a bug's tests) within steps.HangRerunLimit of its limit.
 func (g *grader) attribute(ctx context.Context, h *hang, applied bool) (Reward, error) {
 	fmt.Fprintf(g.o.Log, "[grader] %s ran past its limit of %s on the agent's tree: running it on the unpatched tree\n", h.step, h.limit)
 	rerun, err := g.rerunUnpatched(ctx, h)
@@ -89,7 +91,8 @@ func (g *grader) attribute(ctx context.Context, h *hang, applied bool) (Reward, 
 	}
 	why := "no time was left to run it on the unpatched tree"
 	if rerun != nil {
-		why = "it did not end on the unpatched tree either (" + describe(*rerun) + ")"
+		why = fmt.Sprintf("it did not end within %s on the unpatched tree either (%s): a step that needs more than %.0f%% of its limit on the unpatched tree shows a node too slow for the limit, not a hang",
+			secs(rerun.LimitSec).Round(time.Second), describe(*rerun), 100*steps.HangRerunShare)
 		if rerun.StartError != "" {
 			why = "it could not be started on the unpatched tree: " + rerun.StartError
 		}
@@ -100,7 +103,7 @@ func (g *grader) attribute(ctx context.Context, h *hang, applied bool) (Reward, 
 // rerunUnpatched runs the hung step's command again on the unpatched tree; nil when there is
 // no time left for it.
 func (g *grader) rerunUnpatched(ctx context.Context, h *hang) (*StepReport, error) {
-	limit := h.limit
+	limit := steps.HangRerunLimit(h.limit)
 	if !g.o.Deadline.IsZero() {
 		limit = rerunLimit(h.limit, time.Until(g.o.Deadline))
 	}

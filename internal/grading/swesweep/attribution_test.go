@@ -32,9 +32,10 @@ func TestStepAndRerunLimits(t *testing.T) {
 	for name, tc := range map[string]struct {
 		own, left, wantStep, wantRerun time.Duration
 	}{
-		"plenty of time: the step's own limit": {own: 120 * s, left: 3600 * s, wantStep: 120 * s, wantRerun: 120 * s},
-		"the deadline halves what is left":     {own: 3600 * s, left: 620 * s, wantStep: 300 * s, wantRerun: 300 * s},
-		"no time left":                         {own: 120 * s, left: 10 * s, wantStep: -5 * s, wantRerun: -5 * s},
+		"plenty of time: the step's own limit, half of it for the rerun": {own: 120 * s, left: 3600 * s, wantStep: 120 * s, wantRerun: 60 * s},
+		"the deadline halves what is left":                               {own: 3600 * s, left: 620 * s, wantStep: 300 * s, wantRerun: 150 * s},
+		"a limit the deadline cut, half of it for the rerun":             {own: 40 * s, left: 70 * s, wantStep: 25 * s, wantRerun: 12500 * time.Millisecond},
+		"no time left": {own: 120 * s, left: 10 * s, wantStep: -5 * s, wantRerun: -5 * s},
 	} {
 		t.Run(name, func(t *testing.T) {
 			step := stepLimit(tc.own, tc.left)

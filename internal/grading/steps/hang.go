@@ -1,0 +1,18 @@
+package steps
+
+import "time"
+
+// HangRerunShare is the share of a step's limit that the same step gets on the unpatched tree
+// after it ran past the limit on the agent's tree. The hang is the patch's only when the
+// unpatched tree ends the step within that share: on a node whose CPU is shared unevenly, two
+// runs of the same tree can differ by half the limit, and a rerun that ends just inside the
+// limit shows a node too slow for the limit, not a patch that makes the step hang (oracle
+// patches were scored 0 that way on a starved local cluster). A rerun that needs more than the
+// share leaves the trial not measured, so it is retried as the infrastructure's.
+const HangRerunShare = 0.5
+
+// HangRerunLimit is how long the unpatched tree's rerun of a step that ran past limit on the
+// agent's tree may run.
+func HangRerunLimit(limit time.Duration) time.Duration {
+	return time.Duration(float64(limit) * HangRerunShare)
+}

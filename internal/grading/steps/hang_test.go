@@ -1,0 +1,22 @@
+package steps
+
+import (
+	"testing"
+	"time"
+)
+
+func TestHangRerunLimit(t *testing.T) {
+	for name, tc := range map[string]struct {
+		limit, want time.Duration
+	}{
+		"half of a step's own limit":          {limit: 120 * time.Second, want: 60 * time.Second},
+		"half of a limit the deadline halved": {limit: 36 * time.Second, want: 18 * time.Second},
+		"no limit, no rerun":                  {limit: 0, want: 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := HangRerunLimit(tc.limit); got != tc.want {
+				t.Errorf("HangRerunLimit(%s) = %s, want %s", tc.limit, got, tc.want)
+			}
+		})
+	}
+}
