@@ -20,6 +20,7 @@ import (
 func main() {
 	var (
 		probeAddr       string
+		pprofAddr       string
 		metricsOpts     metrics.ServeOptions
 		leaderElect     bool
 		qps             float64
@@ -33,6 +34,7 @@ func main() {
 	flag.StringVar(&metricsOpts.CertDir, "metrics-cert-dir", "", "directory with tls.crt and tls.key for the metrics endpoint; empty serves a self-signed certificate")
 	flag.BoolVar(&metricsOpts.HTTP2, "enable-http2", false, "serve metrics over HTTP/2 too (off: HTTP/2 Rapid Reset, CVE-2023-44487)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's profiling endpoints (/debug/pprof/), unauthenticated: bind it to loopback; empty disables them")
 	flag.BoolVar(&leaderElect, "leader-elect", true, "elect a leader so that only one manager reconciles")
 	flag.Float64Var(&qps, "kube-api-qps", 100, "queries per second to the API server")
 	flag.IntVar(&burst, "kube-api-burst", 200, "burst of queries to the API server")
@@ -78,6 +80,7 @@ func main() {
 		Client:                        controllers.ClientOptions(),
 		Metrics:                       metricsOpts.ServerOptions(),
 		HealthProbeBindAddress:        probeAddr,
+		PprofBindAddress:              pprofAddr,
 		LeaderElection:                leaderElect,
 		LeaderElectionID:              evalv1.LeaderLeaseName,
 		LeaderElectionReleaseOnCancel: true,

@@ -390,12 +390,12 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 	if err != nil {
 		return err
 	}
-	mgr, metricsURL, readyURL, err := startManager(c, ns, kubeconfig, p, "manager-"+ph.Kind+"-"+p.Name)
+	mgr, err := startManager(c, ns, kubeconfig, p, "manager-"+ph.Kind+"-"+p.Name)
 	if err != nil {
 		return err
 	}
 	defer func() { mgr.stop() }()
-	if _, err := waitReady(readyURL, mgr, time.Minute); err != nil {
+	if _, err := waitReady(mgr.readyURL, mgr.process, time.Minute); err != nil {
 		return err
 	}
 	name := "scale"
@@ -422,10 +422,10 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		killedAt := time.Now()
 		fmt.Fprintf(os.Stderr, "scale: killed the manager at %d trials succeeded\n", ph.KilledAt)
 		var err error
-		if mgr, metricsURL, readyURL, err = startManager(c, ns, kubeconfig, p, "manager-restart-2"); err != nil {
+		if mgr, err = startManager(c, ns, kubeconfig, p, "manager-restart-2"); err != nil {
 			return fmt.Errorf("restarting the manager: %w", err)
 		}
-		ready, err := waitReady(readyURL, mgr, time.Minute)
+		ready, err := waitReady(mgr.readyURL, mgr.process, time.Minute)
 		if err != nil {
 			return fmt.Errorf("restarting the manager: %w", err)
 		}
@@ -449,10 +449,14 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 	obs.mu.Unlock()
 	if usage, err := readProc(mgr.pid()); err == nil {
 		ph.Manager = &usage
+		// The heap that holds the drained campaign, after a collection: what the RSS is made of.
+		if ph.Manager.LiveHeapMiB, err = saveHeapProfile(mgr, filepath.Join(c.dir, mgr.name+"-heap.pb.gz")); err != nil {
+			return err
+		}
 	}
 	if ph.Kind == "sweep" || ph.Kind == "restart" {
 		// After a restart, the second manager's alone.
-		ph.Reconcile, err = reconcileLatency(metricsURL)
+		ph.Reconcile, err = reconcileLatency(mgr.metricsURL)
 		if err != nil {
 			return err
 		}
@@ -480,30 +484,41 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// managerProcess is a running manager and its loopback endpoints.
+type managerProcess struct {
+	*process
+	metricsURL, readyURL, pprofURL string
+}
+
 // startManager runs cmd/manager as built from this tree, for ns alone, with no artifact store
-// and plain-HTTP metrics on loopback.
-func startManager(c config, ns, kubeconfig string, p profile, logName string) (*process, string, string, error) {
-	metricsPort, err := freePort()
-	if err != nil {
-		return nil, "", "", err
+// and plain-HTTP metrics and profiling on loopback.
+func startManager(c config, ns, kubeconfig string, p profile, logName string) (*managerProcess, error) {
+	var ports [3]int
+	for i := range ports {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		ports[i] = port
 	}
-	probePort, err := freePort()
-	if err != nil {
-		return nil, "", "", err
-	}
+	metricsPort, probePort, pprofPort := ports[0], ports[1], ports[2]
 	args := append([]string{
 		"--hook-image=scale/hook", "--leader-elect=false", "--watch-namespaces=" + ns,
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort), "--metrics-secure=false",
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
+		"--pprof-bind-address=127.0.0.1:" + strconv.Itoa(pprofPort),
 	}, p.Manager...)
 	if c.trialConcurrency > 0 {
 		args = append(args, "--trial-concurrency="+strconv.Itoa(c.trialConcurrency))
 	}
-	mgr, err := startProcess(c.dir, logName, c.managerBin, []string{"KUBECONFIG=" + kubeconfig}, args...)
+	proc, err := startProcess(c.dir, logName, c.managerBin, []string{"KUBECONFIG=" + kubeconfig}, args...)
 	if err != nil {
-		return nil, "", "", err
+		return nil, err
 	}
-	return mgr, fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort), fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), nil
+	return &managerProcess{process: proc,
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		readyURL:   fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
+		pprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", pprofPort)}, nil
 }
 
 func waitReady(url string, p *process, timeout time.Duration) (time.Time, error) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -101,10 +102,15 @@ func countRequests(path string, users []string) (map[string]*requestCounts, erro
 	return out, sc.Err()
 }
 
-// procUsage is a process's peak resident memory and CPU time, from /proc.
+// procUsage is a process's peak resident memory and CPU time, from /proc, and for the
+// manager its live heap at the drain's end.
 type procUsage struct {
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
 	CPUSeconds float64 `json:"cpuSeconds"`
+	// LiveHeapMiB is the manager's heap after a collection, once the drain ended: what its
+	// caches and controllers hold (go_memstats_heap_alloc_bytes read after the heap profile's
+	// collection).
+	LiveHeapMiB float64 `json:"liveHeapMiB,omitempty"`
 }
 
 // readProc reads VmHWM (the peak RSS) and utime+stime of pid; call it before the process ends.
@@ -143,10 +149,41 @@ type latency struct {
 	P99   float64 `json:"p99"`
 }
 
-// reconcileLatency reads controller-runtime's controller_runtime_reconcile_time_seconds of
-// each controller from the manager's metrics endpoint and estimates p50 and p99 from its
-// buckets, as Prometheus's histogram_quantile does (linear within a bucket).
-func reconcileLatency(metricsURL string) (map[string]latency, error) {
+// saveHeapProfile writes the manager's heap profile, taken after a collection, to path (read
+// it with go tool pprof), and returns the heap then in use.
+func saveHeapProfile(mgr *managerProcess, path string) (float64, error) {
+	hc := &http.Client{Timeout: time.Minute}
+	resp, err := hc.Get(mgr.pprofURL + "heap?gc=1")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%sheap: %s", mgr.pprofURL, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	families, err := readMetrics(mgr.metricsURL)
+	if err != nil {
+		return 0, err
+	}
+	fam, ok := families["go_memstats_heap_alloc_bytes"]
+	if !ok || len(fam.GetMetric()) == 0 {
+		return 0, fmt.Errorf("%s has no go_memstats_heap_alloc_bytes", mgr.metricsURL)
+	}
+	return fam.GetMetric()[0].GetGauge().GetValue() / (1 << 20), nil
+}
+
+func readMetrics(metricsURL string) (map[string]*dto.MetricFamily, error) {
 	hc := &http.Client{Timeout: 10 * time.Second}
 	resp, err := hc.Get(metricsURL)
 	if err != nil {
@@ -154,7 +191,14 @@ func reconcileLatency(metricsURL string) (map[string]latency, error) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// reconcileLatency reads controller-runtime's controller_runtime_reconcile_time_seconds of
+// each controller from the manager's metrics endpoint and estimates p50 and p99 from its
+// buckets, as Prometheus's histogram_quantile does (linear within a bucket).
+func reconcileLatency(metricsURL string) (map[string]latency, error) {
+	families, err := readMetrics(metricsURL)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ func printTable(w io.Writer, rep report) {
 	fmt.Fprintf(w, "scale: %d trials a phase (%d attempts), parallelism %d, %d kwok nodes, Pods start %d ms and run %d ms; %s; %s\n\n",
 		rep.N, rep.Attempts, rep.Parallelism, rep.Nodes, rep.PodStartMs, rep.PodRunMs, rep.Machine, rep.Date)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tFLAGS\tTRIALS\tSECONDS\tTRIALS/S\tVS BASELINE\tFIRST POD\tREQ/TRIAL\tWRITES/TRIAL\tEVENTS/TRIAL\tRSS MiB\tCPU s\tRECONCILE P50/P99\tPOD END→SCORE P50/P99\tLOST\tTWICE")
+	fmt.Fprintln(tw, "PHASE\tFLAGS\tTRIALS\tSECONDS\tTRIALS/S\tVS BASELINE\tFIRST POD\tREQ/TRIAL\tWRITES/TRIAL\tEVENTS/TRIAL\tRSS (LIVE HEAP) MiB\tCPU s\tRECONCILE P50/P99\tPOD END→SCORE P50/P99\tLOST\tTWICE")
 	for _, ph := range rep.Phases {
 		ratio, reqs, writes, events, rss, cpu, rec, p2s, lost, twice := "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"
 		if ph.Kind == "sweep" {
@@ -28,7 +28,7 @@ func printTable(w io.Writer, rep report) {
 			events = fmt.Sprintf("%.2f", float64(ph.Requests.Events)/n)
 		}
 		if ph.Manager != nil {
-			rss, cpu = fmt.Sprintf("%.0f", ph.Manager.PeakRSSMiB), fmt.Sprintf("%.1f", ph.Manager.CPUSeconds)
+			rss, cpu = fmt.Sprintf("%.0f (%.0f)", ph.Manager.PeakRSSMiB, ph.Manager.LiveHeapMiB), fmt.Sprintf("%.1f", ph.Manager.CPUSeconds)
 		}
 		if l, ok := ph.Reconcile["tasktrial"]; ok {
 			rec = fmt.Sprintf("%.3f/%.3f", l.P50, l.P99)
