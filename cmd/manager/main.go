@@ -13,6 +13,7 @@ import (
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/controllers"
+	"github.com/swe-sweep/sweep-operator/internal/memlimit"
 	"github.com/swe-sweep/sweep-operator/internal/metrics"
 	"github.com/swe-sweep/sweep-operator/internal/recordstore"
 )
@@ -52,6 +53,12 @@ func main() {
 	if opts.HookImage == "" {
 		setupLog.Error(nil, "no sweep-hook image: pass --hook-image or set SWEEP_HOOK_IMAGE")
 		os.Exit(2)
+	}
+
+	if soft, err := memlimit.Set(); err != nil {
+		setupLog.Error(err, "reading the container's memory limit: running without a Go memory limit (set GOMEMLIMIT to give one)")
+	} else if soft > 0 {
+		setupLog.Info("Go memory limit set below the container's", "bytes", soft, "share", memlimit.Share)
 	}
 
 	namespaces, err := controllers.ParseNamespaces(watchNamespaces)
