@@ -42,6 +42,7 @@ func Superseded(t *evalv1.TaskTrial) bool { return t.Labels[evalv1.LabelSupersed
 // FinalTrials is each attempt's final result: of the trials of one task and attempt, the
 // newest run (highest rerun number) that no rerun superseded. It is what a campaign scores,
 // counts and exports; the superseded trials stay in the cluster as records. Order is kept.
+// When every trial is final (no reruns), trials itself is returned, not a copy.
 func FinalTrials(trials []evalv1.TaskTrial) []evalv1.TaskTrial {
 	type key struct {
 		task    string
@@ -57,6 +58,9 @@ func FinalTrials(trials []evalv1.TaskTrial) []evalv1.TaskTrial {
 		if n, ok := newest[k]; !ok || Rerun(t) > n {
 			newest[k] = Rerun(t)
 		}
+	}
+	if len(newest) == len(trials) {
+		return trials
 	}
 	out := make([]evalv1.TaskTrial, 0, len(trials))
 	for i := range trials {

@@ -39,10 +39,31 @@ func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
 // reads them (by harborjob.FolderName), so that a task's first trial, whose n_subtasks scoring
 // takes, is the same in the cluster and in its export.
 func SortAsExported(trials []evalv1.TaskTrial) {
-	folder := func(t *evalv1.TaskTrial) string {
-		return harborjob.FolderName(harborjob.Trial{Name: t.Name, Task: t.Spec.Task})
+	sorted := make([]evalv1.TaskTrial, 0, len(trials))
+	for _, i := range exportOrder(trials) {
+		sorted = append(sorted, trials[i])
 	}
-	slices.SortStableFunc(trials, func(a, b evalv1.TaskTrial) int { return strings.Compare(folder(&a), folder(&b)) })
+	copy(trials, sorted)
+}
+
+// exportOrder is the indices of trials in SortAsExported's order. Each folder name (a hash)
+// is computed once, and the trials are not moved: a campaign's status is summed over all of
+// its trials at every reconcile.
+func exportOrder(trials []evalv1.TaskTrial) []int {
+	type keyed struct {
+		folder string
+		index  int
+	}
+	keys := make([]keyed, len(trials))
+	for i := range trials {
+		keys[i] = keyed{harborjob.FolderName(harborjob.Trial{Name: trials[i].Name, Task: trials[i].Spec.Task}), i}
+	}
+	slices.SortStableFunc(keys, func(a, b keyed) int { return strings.Compare(a.folder, b.folder) })
+	order := make([]int, len(keys))
+	for i, k := range keys {
+		order[i] = k.index
+	}
+	return order
 }
 
 // Queued reports whether a trial that has not finished waits for its Kueue queue to admit
@@ -82,10 +103,8 @@ func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed 
 // Aggregate fills the score fields of a SweepRun status from its finished trials; they stay
 // empty until a trial is graded.
 func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
-	trials = slices.Clone(trials)
-	SortAsExported(trials)
 	var in []scoring.Trial
-	for i := range trials {
+	for _, i := range exportOrder(trials) {
 		if trials[i].Status.Phase.Finished() {
 			in = append(in, ScoringTrial(&trials[i]))
 		}

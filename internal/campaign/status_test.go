@@ -1,12 +1,14 @@
 package campaign
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 )
 
 func trial(task string, phase evalv1.TrialPhase, rewards map[string]string) evalv1.TaskTrial {
@@ -102,5 +104,57 @@ func TestAggregateTakesTheFirstExportedTrial(t *testing.T) {
 		if want := first; strconv.Itoa(int(st.BugsTotal)) != want {
 			t.Errorf("bugs total %d, want the first exported trial's %s", st.BugsTotal, want)
 		}
+	}
+}
+
+// TestSortAsExported: trials in the order of their export's folders (harborjob.FolderName),
+// and Aggregate, which does not sort its input, reads them in that order too.
+func TestSortAsExported(t *testing.T) {
+	var trials []evalv1.TaskTrial
+	for _, name := range []string{"run-b-1", "run-a-2", "run-a-1", "run-b-2", "run-a-3"} {
+		tr := trial(name[4:5], evalv1.TrialSucceeded, nil)
+		tr.Name = name
+		trials = append(trials, tr)
+	}
+	given := slices.Clone(trials)
+	SortAsExported(trials)
+	folder := func(tr evalv1.TaskTrial) string {
+		return harborjob.FolderName(harborjob.Trial{Name: tr.Name, Task: tr.Spec.Task})
+	}
+	for i := 1; i < len(trials); i++ {
+		if folder(trials[i-1]) > folder(trials[i]) {
+			t.Errorf("trial %s (folder %s) before %s (folder %s)", trials[i-1].Name, folder(trials[i-1]), trials[i].Name, folder(trials[i]))
+		}
+	}
+	var names []string
+	for _, i := range exportOrder(given) {
+		names = append(names, given[i].Name)
+	}
+	if d := cmp.Diff(names, namesOf(trials)); d != "" {
+		t.Errorf("exportOrder differs from SortAsExported (-order +sorted):\n%s", d)
+	}
+}
+
+func namesOf(trials []evalv1.TaskTrial) []string {
+	out := make([]string, len(trials))
+	for i := range trials {
+		out[i] = trials[i].Name
+	}
+	return out
+}
+
+// BenchmarkSummarize is a campaign's status summed over 10,000 finished trials, as the
+// SweepRun reconciler does at every reconcile.
+func BenchmarkSummarize(b *testing.B) {
+	trials := make([]evalv1.TaskTrial, 10000)
+	for i := range trials {
+		task := "task-" + strconv.Itoa(i/10)
+		trials[i] = trial(task, evalv1.TrialSucceeded, map[string]string{"reward": "1", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "1"})
+		trials[i].Name = TrialName("scale", task, int32(i%10+1))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var st evalv1.SweepRunStatus
+		Summarize(&st, 1000, len(trials), FinalTrials(trials), 0)
 	}
 }
