@@ -214,13 +214,15 @@ func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRu
 	}
 	out := list.Items[:0]
 	labelled, regradeLabelled := sets.New[string](), sets.New[string]()
-	for _, t := range list.Items {
-		if metav1.IsControlledBy(&t, run) {
-			out = append(out, t)
-			if campaign.Superseded(&t) {
+	for i := range list.Items {
+		// By index: a copy taken by range would move each trial to the heap.
+		t := &list.Items[i]
+		if metav1.IsControlledBy(t, run) {
+			out = append(out, *t)
+			if campaign.Superseded(t) {
 				labelled.Insert(t.Name)
 			}
-			if campaign.Regraded(&t) {
+			if campaign.Regraded(t) {
 				regradeLabelled.Insert(t.Name)
 			}
 		}
@@ -394,7 +396,7 @@ func (r *SweepRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&evalv1.SweepRun{}).
-		Owns(&evalv1.TaskTrial{}).
+		Watches(&evalv1.TaskTrial{}, trialEvents{cache: mgr.GetCache()}).
 		Watches(&corev1.ConfigMap{}, taskToRuns).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("sweeprun").

@@ -1,0 +1,53 @@
+package controllers
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/campaign"
+)
+
+// trialEvents enqueues the SweepRun that controls a changed trial after
+// campaign.TrialEventDelay: the queue keeps one entry per campaign, so the changes of many
+// trials in that time make one reconcile, which reads them all.
+type trialEvents struct {
+	// cache is the manager's cache, for the campaign's count of created trials.
+	cache client.Reader
+}
+
+func (h trialEvents) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	h.enqueue(ctx, e.Object, q)
+}
+
+func (h trialEvents) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	h.enqueue(ctx, e.ObjectNew, q)
+}
+
+func (h trialEvents) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	h.enqueue(ctx, e.Object, q)
+}
+
+func (h trialEvents) Generic(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	h.enqueue(ctx, e.Object, q)
+}
+
+func (h trialEvents) enqueue(ctx context.Context, trial client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	owner := metav1.GetControllerOf(trial)
+	if owner == nil || owner.Kind != "SweepRun" || owner.APIVersion != evalv1.GroupVersion.String() {
+		return
+	}
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: trial.GetNamespace(), Name: owner.Name}}
+	run := &evalv1.SweepRun{}
+	if err := h.cache.Get(ctx, req.NamespacedName, run, client.UnsafeDisableDeepCopy); err != nil {
+		q.Add(req) // the reconcile reports what the read could not
+		return
+	}
+	q.AddAfter(req, campaign.TrialEventDelay(run.Status.Trials.Created))
+}
