@@ -106,6 +106,10 @@ func countRequests(path string, users []string) (map[string]*requestCounts, erro
 // manager its live heap at the drain's end.
 type procUsage struct {
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
+	// AnonMiB and FileMiB split the RSS at the drain's end: the heap and stacks, and the pages
+	// of the binary (and other files) in memory.
+	AnonMiB    float64 `json:"anonMiB"`
+	FileMiB    float64 `json:"fileMiB"`
 	CPUSeconds float64 `json:"cpuSeconds"`
 	// LiveHeapMiB is the manager's heap after a collection, once the drain ended: what its
 	// caches and controllers hold (go_memstats_heap_alloc_bytes read after the heap profile's
@@ -120,13 +124,16 @@ func readProc(pid int) (procUsage, error) {
 	if err != nil {
 		return u, err
 	}
+	fromStatus := map[string]*float64{"VmHWM:": &u.PeakRSSMiB, "RssAnon:": &u.AnonMiB, "RssFile:": &u.FileMiB}
 	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			if err != nil {
-				return u, err
+		for prefix, into := range fromStatus {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+				if err != nil {
+					return u, err
+				}
+				*into = kb / 1024
 			}
-			u.PeakRSSMiB = kb / 1024
 		}
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

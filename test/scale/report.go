@@ -50,6 +50,12 @@ func printTable(w io.Writer, rep report) {
 		}
 	}
 	for _, ph := range rep.Phases {
+		if m := ph.Manager; m != nil {
+			fmt.Fprintf(w, "\n%s (%s) manager memory: peak RSS %.0f MiB; at the drain's end RSS %.0f MiB anonymous + %.0f MiB of files (the binary), live heap %.0f MiB\n",
+				ph.Kind, ph.Profile, m.PeakRSSMiB, m.AnonMiB, m.FileMiB, m.LiveHeapMiB)
+		}
+	}
+	for _, ph := range rep.Phases {
 		if ph.Requests == nil || ph.Trials == 0 {
 			continue
 		}
