@@ -8,7 +8,8 @@ import "time"
 // runs of the same tree can differ by half the limit, and a rerun that ends just inside the
 // limit shows a node too slow for the limit, not a patch that makes the step hang (oracle
 // patches were scored 0 that way on a starved local cluster). A rerun that needs more than the
-// share leaves the trial not measured, so it is retried as the infrastructure's.
+// share leaves the trial not measured (GraderFailed): out of the score, and graded again when
+// the trial's retry policy sets retryVerifierFailures.
 const HangRerunShare = 0.5
 
 // HangRerunLimit is how long the unpatched tree's rerun of a step that ran past limit on the
