@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/cachetrim"
 	"github.com/swe-sweep/sweep-operator/internal/metrics"
 )
 
@@ -33,8 +34,9 @@ func hasLabel(key string) labels.Selector {
 }
 
 // CacheOptions keep the manager's memory bounded: managed fields are stripped, and Jobs and
-// Pods are cached only when they carry the trial label, ConfigMaps only when they are tasks,
-// NetworkPolicies only when they are trials' egress policies.
+// Pods are cached only when they carry the trial label, and then only what the manager reads
+// of them (internal/cachetrim), ConfigMaps only when they are tasks, NetworkPolicies only when
+// they are trials' egress policies.
 // With namespaces, the manager watches only those (--watch-namespaces), so that it can run on
 // RoleBindings in them instead of a ClusterRoleBinding.
 //
@@ -45,12 +47,12 @@ func hasLabel(key string) labels.Selector {
 // Secrets, to stores it reaches with its own credentials. Its RBAC grants create on Secrets
 // and nothing else.
 func CacheOptions(namespaces []string) cache.Options {
-	trial := cache.ByObject{Label: hasLabel(evalv1.LabelTrial)}
+	trial := hasLabel(evalv1.LabelTrial)
 	opts := cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&batchv1.Job{}:                trial,
-			&corev1.Pod{}:                 trial,
+			&batchv1.Job{}:                {Label: trial, Transform: cachetrim.Job},
+			&corev1.Pod{}:                 {Label: trial, Transform: cachetrim.Pod},
 			&corev1.ConfigMap{}:           {Label: hasLabel(evalv1.LabelTask)},
 			&networkingv1.NetworkPolicy{}: {Label: hasLabel(evalv1.LabelEgress)},
 		},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 )
@@ -62,5 +63,22 @@ func TestCacheOptionsNamespaces(t *testing.T) {
 	want := map[string]cache.Config{"team-a": {}, "team-b": {}}
 	if d := cmp.Diff(want, CacheOptions([]string{"team-a", "team-b"}).DefaultNamespaces); d != "" {
 		t.Errorf("DefaultNamespaces (-want +got):\n%s", d)
+	}
+}
+
+// TestTrialJobsAndPodsAreTrimmed: the trial Jobs and Pods in flight are cached as
+// internal/cachetrim trims them, not whole.
+func TestTrialJobsAndPodsAreTrimmed(t *testing.T) {
+	trimmed := map[string]bool{}
+	for obj, by := range CacheOptions(nil).ByObject {
+		switch obj.(type) {
+		case *batchv1.Job:
+			trimmed["Job"] = by.Transform != nil
+		case *corev1.Pod:
+			trimmed["Pod"] = by.Transform != nil
+		}
+	}
+	if diff := cmp.Diff(map[string]bool{"Job": true, "Pod": true}, trimmed); diff != "" {
+		t.Errorf("cached with a trimming transform (-want +got):\n%s", diff)
 	}
 }
