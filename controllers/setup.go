@@ -33,9 +33,9 @@ func hasLabel(key string) labels.Selector {
 	return labels.NewSelector().Add(*req)
 }
 
-// CacheOptions keep the manager's memory bounded: managed fields are stripped, and Jobs and
-// Pods are cached only when they carry the trial label, and then only what the manager reads
-// of them (internal/cachetrim), ConfigMaps only when they are tasks, NetworkPolicies only when
+// CacheOptions keep the manager's memory bounded: managed fields are stripped, TaskTrials'
+// strings are interned, Jobs and Pods are cached only when they carry the trial label, and
+// then only what the manager reads of them (internal/cachetrim), ConfigMaps only when they are tasks, NetworkPolicies only when
 // they are trials' egress policies.
 // With namespaces, the manager watches only those (--watch-namespaces), so that it can run on
 // RoleBindings in them instead of a ClusterRoleBinding.
@@ -51,6 +51,7 @@ func CacheOptions(namespaces []string) cache.Options {
 	opts := cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
+			&evalv1.TaskTrial{}:           {Transform: cachetrim.TaskTrial},
 			&batchv1.Job{}:                {Label: trial, Transform: cachetrim.Job},
 			&corev1.Pod{}:                 {Label: trial, Transform: cachetrim.Pod},
 			&corev1.ConfigMap{}:           {Label: hasLabel(evalv1.LabelTask)},

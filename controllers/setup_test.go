@@ -8,6 +8,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
 
 func TestParseNamespaces(t *testing.T) {
@@ -67,7 +69,7 @@ func TestCacheOptionsNamespaces(t *testing.T) {
 }
 
 // TestTrialJobsAndPodsAreTrimmed: the trial Jobs and Pods in flight are cached as
-// internal/cachetrim trims them, not whole.
+// internal/cachetrim trims them, not whole, and TaskTrials interned.
 func TestTrialJobsAndPodsAreTrimmed(t *testing.T) {
 	trimmed := map[string]bool{}
 	for obj, by := range CacheOptions(nil).ByObject {
@@ -76,9 +78,11 @@ func TestTrialJobsAndPodsAreTrimmed(t *testing.T) {
 			trimmed["Job"] = by.Transform != nil
 		case *corev1.Pod:
 			trimmed["Pod"] = by.Transform != nil
+		case *evalv1.TaskTrial:
+			trimmed["TaskTrial"] = by.Transform != nil
 		}
 	}
-	if diff := cmp.Diff(map[string]bool{"Job": true, "Pod": true}, trimmed); diff != "" {
+	if diff := cmp.Diff(map[string]bool{"Job": true, "Pod": true, "TaskTrial": true}, trimmed); diff != "" {
 		t.Errorf("cached with a trimming transform (-want +got):\n%s", diff)
 	}
 }

@@ -1,5 +1,5 @@
-// Package cachetrim shrinks the trial Jobs and Pods the manager caches to what it reads of
-// them. A campaign keeps up to its parallelism of each in flight, and their pod templates and
+// Package cachetrim shrinks what the manager caches: TaskTrials whole but with their strings
+// interned (TaskTrial), and the trial Jobs and Pods trimmed to what it reads of them. A campaign keeps up to its parallelism of each in flight, and their pod templates and
 // specs (volumes, environment, commands, security contexts, mounts, the stage spec
 // annotation) were most of the live heap the manager held for them. The manager reads a Job's
 // metadata, status, suspension and deadline (failure.ObserveJob), and a Pod's metadata,
