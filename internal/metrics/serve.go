@@ -3,7 +3,6 @@ package metrics
 import (
 	"crypto/tls"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -23,13 +22,13 @@ type ServeOptions struct {
 }
 
 // ServerOptions are the metrics server options of o, as current kubebuilder scaffolds set
-// them: secure serving with controller-runtime's authentication and authorisation filter.
+// them: secure serving behind an authentication and authorisation filter, AuthFilter.
 func (o ServeOptions) ServerOptions() metricsserver.Options {
 	opts := metricsserver.Options{BindAddress: o.BindAddress, SecureServing: o.Secure}
 	if !o.Secure {
 		return opts
 	}
-	opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	opts.FilterProvider = AuthFilter
 	opts.CertDir = o.CertDir
 	if !o.HTTP2 {
 		opts.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"crypto/tls"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,20 +11,20 @@ import (
 func TestServerOptions(t *testing.T) {
 	type shape struct {
 		BindAddress, CertDir string
-		Secure, Filtered     bool
+		Secure, AuthFiltered bool
 		NextProtos           []string
 	}
 	cases := map[string]struct {
 		in   ServeOptions
 		want shape
 	}{
-		"secure: the authn/authz filter, HTTP/1.1 only": {
+		"secure: AuthFilter, HTTP/1.1 only": {
 			in:   ServeOptions{BindAddress: ":8443", Secure: true},
-			want: shape{BindAddress: ":8443", Secure: true, Filtered: true, NextProtos: []string{"http/1.1"}},
+			want: shape{BindAddress: ":8443", Secure: true, AuthFiltered: true, NextProtos: []string{"http/1.1"}},
 		},
 		"secure with a certificate and HTTP/2": {
 			in:   ServeOptions{BindAddress: ":8443", Secure: true, CertDir: "/certs", HTTP2: true},
-			want: shape{BindAddress: ":8443", CertDir: "/certs", Secure: true, Filtered: true},
+			want: shape{BindAddress: ":8443", CertDir: "/certs", Secure: true, AuthFiltered: true},
 		},
 		"plain HTTP for local use: no filter, no TLS options": {
 			in:   ServeOptions{BindAddress: ":8080", CertDir: "/ignored"},
@@ -37,7 +38,8 @@ func TestServerOptions(t *testing.T) {
 			for _, f := range o.TLSOpts {
 				f(cfg)
 			}
-			got := shape{BindAddress: o.BindAddress, CertDir: o.CertDir, Secure: o.SecureServing, Filtered: o.FilterProvider != nil, NextProtos: cfg.NextProtos}
+			authFiltered := o.FilterProvider != nil && reflect.ValueOf(o.FilterProvider).Pointer() == reflect.ValueOf(AuthFilter).Pointer()
+			got := shape{BindAddress: o.BindAddress, CertDir: o.CertDir, Secure: o.SecureServing, AuthFiltered: authFiltered, NextProtos: cfg.NextProtos}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("server options (-want +got):\n%s", diff)
 			}

@@ -167,9 +167,7 @@ var _ = Describe("the manager's metrics", func() {
 
 		By("no token is unauthenticated; a token without the metrics-reader role is forbidden")
 		Expect(s.status("")).To(Equal(http.StatusUnauthorized))
-		// controller-runtime's filter answers a token the API server rejects with 500
-		// "Authentication failed", not 401: refused all the same.
-		Expect(s.status("not-a-token")).To(Equal(http.StatusInternalServerError))
+		Expect(s.status("not-a-token")).To(Equal(http.StatusUnauthorized))
 		Expect(s.status(stranger)).To(Equal(http.StatusForbidden))
 		Eventually(func() int { return s.status(allowed) }, timeout, poll).Should(Equal(http.StatusOK))
 		before := s.scrape(allowed)
