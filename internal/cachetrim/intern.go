@@ -14,13 +14,17 @@ import (
 // manager's live heap; sharing those copies is what cuts it, without dropping a field the
 // reconcilers read. unique.Make keeps one copy of each distinct string while an object holds it.
 func TaskTrial(obj any) (any, error) {
-	trial, ok := obj.(*evalv1.TaskTrial)
-	if !ok {
-		return obj, nil
+	if trial, ok := obj.(*evalv1.TaskTrial); ok {
+		Intern(trial)
 	}
+	return obj, nil
+}
+
+// Intern drops trial's managed fields and interns its strings, in place: TaskTrial's work, for
+// a list of trials held outside the cache (the CLI's).
+func Intern(trial *evalv1.TaskTrial) {
 	trial.ManagedFields = nil
 	internStrings(reflect.ValueOf(trial).Elem())
-	return trial, nil
 }
 
 // internStrings replaces every settable string reachable from v (struct fields, pointers,
