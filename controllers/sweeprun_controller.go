@@ -190,7 +190,9 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 
 func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepRun) ([]campaign.Task, []string, error) {
 	cms := &corev1.ConfigMapList{}
-	if err := r.List(ctx, cms, client.InNamespace(run.Namespace), client.HasLabels{evalv1.LabelTask}); err != nil {
+	// The cache's own ConfigMaps, not copies: the catalogue is listed at every reconcile, and
+	// the tasks chosen from it are only read (a trial's spec copies what it takes).
+	if err := r.List(ctx, cms, client.InNamespace(run.Namespace), client.HasLabels{evalv1.LabelTask}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, err
 	}
 	matches, err := campaign.SelectorMatcher(run.Spec.Tasks.Selector)

@@ -84,10 +84,17 @@ func usageLimit(budget *evalv1.BudgetPolicy, totals *evalv1.UsageTotals) (field,
 
 // Started is the part of plan that exists already: all a campaign stopped by its budget runs.
 func Started(plan []Planned, exists func(name string) bool) []Planned {
-	var out []Planned
-	for _, p := range plan {
-		if exists(p.Name) {
-			out = append(out, p)
+	n := 0
+	for i := range plan {
+		if exists(plan[i].Name) {
+			n++
+		}
+	}
+	// Counted first: the plan is the campaign's every trial, at each reconcile.
+	out := make([]Planned, 0, n)
+	for i := range plan {
+		if exists(plan[i].Name) {
+			out = append(out, plan[i])
 		}
 	}
 	return out

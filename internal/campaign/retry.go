@@ -170,7 +170,7 @@ func NextRunName(t *evalv1.TaskTrial) string {
 // planned trial (within parallelism, not while suspended). A rerun that a regrade asked for
 // (the trial it supersedes is labelled regraded-by) regrades that trial's artifacts.
 func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
-	by := map[string]*evalv1.TaskTrial{}
+	by := make(map[string]*evalv1.TaskTrial, len(trials))
 	for i := range trials {
 		by[trials[i].Name] = &trials[i]
 	}
@@ -178,8 +178,11 @@ func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
 	for i := range out {
 		// The names derive from each trial's spec and rerun number, never from a label's
 		// value; visited stops a chain that labels edited by hand turned into a loop.
-		visited := map[string]bool{}
+		var visited map[string]bool // made for a rerun chain only: most attempts have none
 		for t := by[out[i].Name]; t != nil && Superseded(t) && !visited[t.Name]; t = by[out[i].Name] {
+			if visited == nil {
+				visited = map[string]bool{}
+			}
 			visited[t.Name] = true
 			out[i].Name, out[i].Rerun, out[i].RegradeOf = NextRunName(t), Rerun(t)+1, ""
 			if Regraded(t) {

@@ -103,7 +103,7 @@ func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed 
 // Aggregate fills the score fields of a SweepRun status from its finished trials; they stay
 // empty until a trial is graded.
 func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
-	var in []scoring.Trial
+	in := make([]scoring.Trial, 0, len(trials))
 	for _, i := range exportOrder(trials) {
 		if trials[i].Status.Phase.Finished() {
 			in = append(in, ScoringTrial(&trials[i]))

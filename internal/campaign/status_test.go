@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
@@ -156,5 +157,28 @@ func BenchmarkSummarize(b *testing.B) {
 	for b.Loop() {
 		var st evalv1.SweepRunStatus
 		Summarize(&st, 1000, len(trials), FinalTrials(trials), 0)
+	}
+}
+
+// BenchmarkPlanStarted is a campaign's plan of 10,000 trials, its reruns, and the trials of it
+// already created, as the SweepRun reconciler works them out at every reconcile.
+func BenchmarkPlanStarted(b *testing.B) {
+	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "scale"}, Spec: evalv1.SweepRunSpec{Attempts: 10}}
+	tasks := make([]Task, 1000)
+	for i := range tasks {
+		tasks[i] = Task{Name: "task-" + strconv.Itoa(i)}
+	}
+	trials := make([]evalv1.TaskTrial, 10000)
+	seen := map[string]bool{}
+	for i := range trials {
+		trials[i].Name = TrialName("scale", tasks[i/10].Name, int32(i%10+1))
+		seen[trials[i].Name] = true
+	}
+	exists := func(name string) bool { return seen[name] }
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := Started(PlanReruns(Plan(run, tasks), trials), exists); len(got) != len(trials) {
+			b.Fatalf("%d trials started, want %d", len(got), len(trials))
+		}
 	}
 }
