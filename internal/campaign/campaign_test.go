@@ -53,6 +53,30 @@ func TestTrialName(t *testing.T) {
 	}
 }
 
+// TestTrialNameIsStable pins names as earlier releases made them: a trial's name is how a
+// campaign finds the trials it already created, so a name that changed would run them again.
+func TestTrialNameIsStable(t *testing.T) {
+	cases := []struct {
+		run, task string
+		attempt   int32
+		want      string
+	}{
+		{"demo", "calc", 1, "demo-calc-1"},
+		{"scale", "t00042", 10, "scale-t00042-10"},
+		{"demo", "calc-", 1, "demo-calc--1"},
+		{"Demo", "calc", 1, "demo-calc-1-60cb1663"},
+		{"demo", "swe-sweep__click", 2, "demo-swe-sweep-click-2-eaf39997"},
+		{"-x", "y", 3, "x-y-3-91002a24"},
+		{"a-very-long-campaign-name-for-testing", "swe-sweep__pytorch-lightning", 10, "a-very-long-campaign-name-for-testing-s-e1008a8d"},
+		{"a-campaign-name-of-exactly-sixty-characters-long-abcdefgh", "t", 1, "a-campaign-name-of-exactly-sixty-charac-0c8a8419"},
+	}
+	for _, tc := range cases {
+		if got := TrialName(tc.run, tc.task, tc.attempt); got != tc.want {
+			t.Errorf("TrialName(%q, %q, %d) = %q, want %q", tc.run, tc.task, tc.attempt, got, tc.want)
+		}
+	}
+}
+
 func TestSelectTasks(t *testing.T) {
 	cms := []corev1.ConfigMap{*taskCM("t-calc", "calc"), *taskCM("t-strings", "strings"), *taskCM("t-dates", "dates"),
 		{ObjectMeta: metav1.ObjectMeta{Name: "unrelated"}}}

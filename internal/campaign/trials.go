@@ -30,11 +30,16 @@ var notNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 // TrialName is the deterministic name of a campaign's trial, so that a repeated create is
 // harmless. Names that had to be shortened or cleaned get a hash of the original.
 func TrialName(run, task string, attempt int32) string {
-	return boundedName(fmt.Sprintf("%s-%s-%d", run, task, attempt))
+	return boundedName(run + "-" + task + "-" + strconv.Itoa(int(attempt)))
 }
 
 // boundedName is raw as a name of at most MaxTrialNameLength characters.
 func boundedName(raw string) string {
+	// Most names need nothing done, and the campaign names every trial it plans at each
+	// reconcile: those skip the regular expression.
+	if isCleanName(raw) {
+		return raw
+	}
 	clean := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(raw), "-"), "-")
 	if clean == raw && len(clean) <= MaxTrialNameLength {
 		return clean
@@ -45,6 +50,21 @@ func boundedName(raw string) string {
 		clean = strings.TrimRight(clean[:MaxTrialNameLength-len(suffix)], "-")
 	}
 	return clean + suffix
+}
+
+// isCleanName says whether boundedName would return raw unchanged: lower-case letters, digits
+// and inner hyphens, at most MaxTrialNameLength of them.
+func isCleanName(raw string) bool {
+	if raw == "" || len(raw) > MaxTrialNameLength || raw[0] == '-' || raw[len(raw)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // Task is a selected task ConfigMap.
