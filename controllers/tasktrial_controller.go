@@ -99,10 +99,25 @@ func (r *TaskTrialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		}})
 }
 
+// podJobIndex indexes the cached Pods by the Job that made them (its job-name label), so that
+// a stage's Pod is found by a lookup: matching the label instead reads every trial Pod of the
+// namespace, a campaign's parallelism of them, at every reconcile of every trial.
+const podJobIndex = "metadata.labels." + batchv1.JobNameLabel
+
+func podJob(o client.Object) []string {
+	if name := o.GetLabels()[batchv1.JobNameLabel]; name != "" {
+		return []string{name}
+	}
+	return nil
+}
+
 // SetupWithManager watches trials (their own status writes included: a recorded end is what
 // lets the next reconcile delete the trial's Jobs), their Jobs, and their Pods by the
 // trial label, so that a Pod stuck pulling an image is noticed before its Job ends.
 func (r *TaskTrialReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podJobIndex, podJob); err != nil {
+		return err
+	}
 	podToTrial := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		name := o.GetLabels()[evalv1.LabelTrial]
 		if name == "" {

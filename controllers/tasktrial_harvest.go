@@ -26,7 +26,7 @@ import (
 func (s *trialScope) observe(ctx context.Context, stage podcontract.Stage, job *batchv1.Job) (failure.Stage, *corev1.Pod, error) {
 	obs := failure.ObserveJob(stage, job, s.now, s.r.StartTimeout)
 	pods := &corev1.PodList{}
-	if err := s.r.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
+	if err := s.r.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingFields{podJobIndex: job.Name}); err != nil {
 		return obs, nil, err
 	}
 	pod := failure.NewestPod(failure.PodsOfAdmission(pods.Items, obs.JobStarted))
