@@ -40,10 +40,8 @@ func Pod(obj any) (any, error) {
 		return obj, nil
 	}
 	pod.ManagedFields = nil
-	if _, ok := pod.Annotations[podbuild.StageSpecAnnotation]; ok {
-		// The map is the informer's own decoded copy, not shared with a reader yet.
-		delete(pod.Annotations, podbuild.StageSpecAnnotation)
-	}
+	// The map is the informer's own decoded copy, not shared with a reader yet.
+	delete(pod.Annotations, podbuild.StageSpecAnnotation)
 	pod.Spec = corev1.PodSpec{
 		NodeName:       pod.Spec.NodeName,
 		InitContainers: containers(pod.Spec.InitContainers),
