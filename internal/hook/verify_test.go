@@ -217,6 +217,9 @@ func TestVerifySWEBenchGrader(t *testing.T) {
 			}
 			paths := podRoot(t, files)
 			spec := verifierSpec(paths)
+			// Not a test of deadlines: on a loaded machine, 30 s left the tests a budget the
+			// steps before them had eaten, and the grader rightly found the run cut short.
+			spec.TimeoutSeconds = 300
 			spec.Workdir = repo
 			spec.Verifier = &pc.VerifierSpec{Grader: pc.GraderSWEBench, GraderDir: filepath.Join(filepath.Dir(paths.Spec), "..", "grader")}
 			d, err := RunVerify(context.Background(), spec, paths, VerifyOptions{Self: selfBinary, TestUser: testIdentity})
