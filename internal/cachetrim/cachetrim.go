@@ -1,12 +1,15 @@
 // Package cachetrim shrinks what the manager caches: TaskTrials whole but with their strings
-// interned (TaskTrial), and the trial Jobs and Pods trimmed to what it reads of them. A campaign keeps up to its parallelism of each in flight, and their pod templates and
-// specs (volumes, environment, commands, security contexts, mounts, the stage spec
+// interned (TaskTrial), and the trial Jobs and Pods trimmed to what it reads of them.
+//
+// A campaign keeps up to its parallelism of Jobs and Pods in flight, and their pod templates
+// and specs (volumes, environment, commands, security contexts, mounts, the stage spec
 // annotation) were most of the live heap the manager held for them. The manager reads a Job's
 // metadata, status, suspension and deadline (failure.ObserveJob), and a Pod's metadata,
 // status, node, and each container's name, image and resource limits (failure.ObservePod); it
-// never updates either, so a trimmed copy is never written back. Managed fields are dropped as for every other cached object (a transform of its own
-// replaces the cache's default one). The informer does not pass deletion tombstones through a
-// transform; they hold the object as it was cached, already trimmed.
+// never updates either, so a trimmed copy is never written back. Managed fields are dropped
+// as for every other cached object (a transform of its own replaces the cache's default one).
+// The informer does not pass deletion tombstones through a transform; they hold the object as
+// it was cached, already trimmed.
 package cachetrim
 
 import (
