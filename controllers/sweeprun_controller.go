@@ -26,6 +26,7 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/provenance"
 	"github.com/swe-sweep/sweep-operator/internal/statusevents"
 	"github.com/swe-sweep/sweep-operator/internal/statuswrite"
+	"github.com/swe-sweep/sweep-operator/internal/trialindex"
 )
 
 // SweepRunReconciler fans a campaign out into trials and aggregates them. Its decisions are
@@ -52,6 +53,8 @@ type SweepRunReconciler struct {
 	// written is when each campaign's status was last written, to space the writes that
 	// change only its aggregates (statuswrite.SweepRun).
 	written statuswrite.LastWrites
+	// trials are each campaign's trials, the cache's objects uncopied; trialEvents keeps it.
+	trials trialindex.Index
 }
 
 // +kubebuilder:rbac:groups=eval.sweep.dev,resources=sweepruns,verbs=get;list;watch;update;patch;delete
@@ -118,10 +121,7 @@ func (r *SweepRunReconciler) reconcile(ctx context.Context, run *evalv1.SweepRun
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	all, err := r.listTrials(ctx, run)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	all := r.listTrials(run)
 	refusal := campaign.CheckBugs(run.Spec.Tasks.Bugs, tasks)
 	tasks, excl, problem, err := r.applyExclusions(ctx, run, tasks)
 	if err != nil {
@@ -204,23 +204,17 @@ func (r *SweepRunReconciler) selectTasks(ctx context.Context, run *evalv1.SweepR
 }
 
 // listTrials lists the campaign's trials, those a retry marked superseded shown so even
-// before the cache does. The trials are the cache's own, not copies (a campaign of 10,000
-// would otherwise be copied whole at each reconcile, about once a second): the reconciler
-// and internal/campaign only read them, and what changes one copies it first
+// before the cache does. The trials are the cache's own, not copies (trialindex: a campaign of
+// 10,000 would otherwise be copied whole at each reconcile, about once a second): the
+// reconciler and internal/campaign only read them, and what changes one copies it first
 // (markSuperseded's callers).
-func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRun) ([]evalv1.TaskTrial, error) {
-	list := &evalv1.TaskTrialList{}
-	if err := r.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{evalv1.LabelSweepRun: run.Name},
-		client.UnsafeDisableDeepCopy); err != nil {
-		return nil, err
-	}
-	out := list.Items[:0]
+func (r *SweepRunReconciler) listTrials(run *evalv1.SweepRun) []*evalv1.TaskTrial {
+	cached := r.trials.Trials(client.ObjectKeyFromObject(run))
+	out := cached[:0]
 	labelled, regradeLabelled := sets.New[string](), sets.New[string]()
-	for i := range list.Items {
-		// By index: a copy taken by range would move each trial to the heap.
-		t := &list.Items[i]
+	for _, t := range cached {
 		if metav1.IsControlledBy(t, run) {
-			out = append(out, *t)
+			out = append(out, t)
 			if campaign.Superseded(t) {
 				labelled.Insert(t.Name)
 			}
@@ -233,11 +227,11 @@ func (r *SweepRunReconciler) listTrials(ctx context.Context, run *evalv1.SweepRu
 	marked, regradeMarked := r.superseded.Unseen(key, labelled), r.regraded.Unseen(key, regradeLabelled)
 	for i := range out {
 		if marked.Has(out[i].Name) {
-			out[i] = *out[i].DeepCopy()
-			markSuperseded(&out[i], regradeMarked.Has(out[i].Name))
+			out[i] = out[i].DeepCopy()
+			markSuperseded(out[i], regradeMarked.Has(out[i].Name))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // markSuperseded labels trial as superseded by its next run, and as regraded by it when that
@@ -308,10 +302,7 @@ func (r *SweepRunReconciler) handleRetry(ctx context.Context, run *evalv1.SweepR
 	if _, ok := campaign.PendingRetry(run); !ok {
 		return nil
 	}
-	trials, err := r.listTrials(ctx, run)
-	if err != nil {
-		return err
-	}
+	trials := r.listTrials(run)
 	req, rerun, ok := campaign.DecideRetry(run, trials)
 	if !ok {
 		return nil
@@ -340,10 +331,7 @@ func (r *SweepRunReconciler) handleRegrade(ctx context.Context, run *evalv1.Swee
 	if _, ok := campaign.PendingRegrade(run); !ok {
 		return nil
 	}
-	trials, err := r.listTrials(ctx, run)
-	if err != nil {
-		return err
-	}
+	trials := r.listTrials(run)
 	token, regrade, ok := campaign.DecideRegrade(run, trials)
 	if !ok {
 		return nil
@@ -398,7 +386,7 @@ func (r *SweepRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&evalv1.SweepRun{}).
-		Watches(&evalv1.TaskTrial{}, trialEvents{cache: mgr.GetCache()}).
+		Watches(&evalv1.TaskTrial{}, trialEvents{cache: mgr.GetCache(), index: &r.trials}).
 		Watches(&corev1.ConfigMap{}, taskToRuns).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("sweeprun").

@@ -115,7 +115,7 @@ func (r *SweepRunReconciler) getConfigMap(ctx context.Context, namespace, name s
 
 // holdForExclusions is the status of a campaign whose list cannot be applied: its counts as
 // recorded, Pending with the problem, reading the list again after ExclusionsRecheck.
-func holdForExclusions(run *evalv1.SweepRun, problem *campaign.ExclusionsProblem, all []evalv1.TaskTrial, unseen int, now time.Time) ctrl.Result {
+func holdForExclusions(run *evalv1.SweepRun, problem *campaign.ExclusionsProblem, all []*evalv1.TaskTrial, unseen int, now time.Time) ctrl.Result {
 	st := &run.Status
 	// Counts of a list read before, and never applied, are not the campaign's.
 	if st.Exclusions != nil && st.Exclusions.Snapshot == "" {

@@ -8,7 +8,7 @@ import (
 // jobRecord is the campaign's status.record: its store, its job folder and how many of its
 // trials (superseded runs included: their records stay) are recorded there; nil when the
 // campaign has no store.
-func jobRecord(stores *Stores, run *evalv1.SweepRun, trials []evalv1.TaskTrial) *evalv1.JobRecordStatus {
+func jobRecord(stores *Stores, run *evalv1.SweepRun, trials []*evalv1.TaskTrial) *evalv1.JobRecordStatus {
 	url := stores.URL(run)
 	if url == "" {
 		return nil

@@ -59,7 +59,7 @@ func TestJobRecord(t *testing.T) {
 	run := func(store *evalv1.ArtifactStore) *evalv1.SweepRun {
 		return &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", UID: types.UID("0123456789abcdef")}, Spec: evalv1.SweepRunSpec{ArtifactStore: store}}
 	}
-	recorded := []evalv1.TaskTrial{{Status: evalv1.TaskTrialStatus{Record: &evalv1.TrialRecordStatus{}}}, {}, {Status: evalv1.TaskTrialStatus{Record: &evalv1.TrialRecordStatus{}}}}
+	recorded := []*evalv1.TaskTrial{{Status: evalv1.TaskTrialStatus{Record: &evalv1.TrialRecordStatus{}}}, {}, {Status: evalv1.TaskTrialStatus{Record: &evalv1.TrialRecordStatus{}}}}
 	cases := map[string]struct {
 		stores *Stores
 		run    *evalv1.SweepRun

@@ -24,7 +24,7 @@ type GuardTrip struct {
 // already, trials are left to run, and the last spec.guard.infrastructureFailures of its final
 // trials that finished after the last resume all ended Error on infrastructure. planned is how
 // many trials the campaign runs in all.
-func CheckGuard(run *evalv1.SweepRun, trials []evalv1.TaskTrial, planned int) *GuardTrip {
+func CheckGuard(run *evalv1.SweepRun, trials []*evalv1.TaskTrial, planned int) *GuardTrip {
 	n := 0
 	if g := run.Spec.Guard; g != nil && g.InfrastructureFailures != nil {
 		n = int(*g.InfrastructureFailures)

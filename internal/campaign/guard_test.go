@@ -15,14 +15,14 @@ func TestCheckGuard(t *testing.T) {
 	at := func(minute int) *metav1.Time {
 		return &metav1.Time{Time: time.Date(2026, 1, 1, 0, minute, 0, 0, time.UTC)}
 	}
-	ended := func(name string, phase evalv1.TrialPhase, reason string, minute int) evalv1.TaskTrial {
-		return evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: name},
+	ended := func(name string, phase evalv1.TrialPhase, reason string, minute int) *evalv1.TaskTrial {
+		return &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Status: evalv1.TaskTrialStatus{Phase: phase, Reason: reason, CompletionTime: at(minute)}}
 	}
-	pull := func(name string, minute int) evalv1.TaskTrial {
+	pull := func(name string, minute int) *evalv1.TaskTrial {
 		return ended(name, evalv1.TrialError, reasons.ImagePullFailed, minute)
 	}
-	evicted := func(name string, minute int) evalv1.TaskTrial {
+	evicted := func(name string, minute int) *evalv1.TaskTrial {
 		return ended(name, evalv1.TrialError, reasons.PodEvicted, minute)
 	}
 	graded := ended("ok", evalv1.TrialSucceeded, reasons.Graded, 1)
@@ -33,29 +33,29 @@ func TestCheckGuard(t *testing.T) {
 	}
 	cases := map[string]struct {
 		n       int32
-		trials  []evalv1.TaskTrial
+		trials  []*evalv1.TaskTrial
 		planned int
 		guard   *evalv1.GuardStatus
 		want    *GuardTrip
 	}{
-		"three image pulls in a row": {n: 3, trials: []evalv1.TaskTrial{graded, pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 10,
+		"three image pulls in a row": {n: 3, trials: []*evalv1.TaskTrial{graded, pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 10,
 			want: tripped(reasons.ImagePullFailed, 3, "c")},
-		"the most common reason is named": {n: 3, trials: []evalv1.TaskTrial{evicted("a", 2), pull("b", 3), pull("c", 4)}, planned: 10,
+		"the most common reason is named": {n: 3, trials: []*evalv1.TaskTrial{evicted("a", 2), pull("b", 3), pull("c", 4)}, planned: 10,
 			want: tripped(reasons.ImagePullFailed, 2, "c")},
-		"a tie goes to the first name": {n: 3, trials: []evalv1.TaskTrial{evicted("a", 2), pull("b", 3), ended("c", evalv1.TrialError, reasons.NodeLost, 4)}, planned: 10,
+		"a tie goes to the first name": {n: 3, trials: []*evalv1.TaskTrial{evicted("a", 2), pull("b", 3), ended("c", evalv1.TrialError, reasons.NodeLost, 4)}, planned: 10,
 			want: tripped(reasons.ImagePullFailed, 1, "c")},
-		"off":                   {n: 0, trials: []evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 10},
-		"fewer failures than n": {n: 3, trials: []evalv1.TaskTrial{graded, pull("b", 3), pull("c", 4)}, planned: 10},
+		"off":                   {n: 0, trials: []*evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 10},
+		"fewer failures than n": {n: 3, trials: []*evalv1.TaskTrial{graded, pull("b", 3), pull("c", 4)}, planned: 10},
 		"a graded trial among the last n": {n: 3,
-			trials: []evalv1.TaskTrial{pull("a", 2), pull("b", 3), ended("ok", evalv1.TrialSucceeded, reasons.Graded, 4), pull("c", 5)}, planned: 10},
-		"nothing left to run: the campaign completes instead": {n: 3, trials: []evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 3},
-		"already holding": {n: 3, trials: []evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 10,
+			trials: []*evalv1.TaskTrial{pull("a", 2), pull("b", 3), ended("ok", evalv1.TrialSucceeded, reasons.Graded, 4), pull("c", 5)}, planned: 10},
+		"nothing left to run: the campaign completes instead": {n: 3, trials: []*evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 3},
+		"already holding": {n: 3, trials: []*evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4)}, planned: 10,
 			guard: &evalv1.GuardStatus{SuspendedTime: at(5)}},
 		"after a resume only later failures count": {n: 3,
-			trials: []evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4), pull("d", 6), pull("e", 7)}, planned: 10,
+			trials: []*evalv1.TaskTrial{pull("a", 2), pull("b", 3), pull("c", 4), pull("d", 6), pull("e", 7)}, planned: 10,
 			guard: &evalv1.GuardStatus{ResumeToken: "t", ResumedTime: at(5)}},
 		"after a resume, n new failures trip it again": {n: 3,
-			trials: []evalv1.TaskTrial{pull("a", 2), pull("d", 6), pull("e", 7), pull("f", 8)}, planned: 10,
+			trials: []*evalv1.TaskTrial{pull("a", 2), pull("d", 6), pull("e", 7), pull("f", 8)}, planned: 10,
 			guard: &evalv1.GuardStatus{ResumeToken: "t", ResumedTime: at(5)}, want: tripped(reasons.ImagePullFailed, 3, "f")},
 	}
 	for name, tc := range cases {

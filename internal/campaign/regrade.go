@@ -29,7 +29,7 @@ func PendingRegrade(run *evalv1.SweepRun) (token string, ok bool) {
 // DecideRegrade is the regrade request of a finished campaign that its status has not handled
 // yet, and the trials it regrades; ok is false when there is no such request. A request made
 // while the campaign runs waits for its end.
-func DecideRegrade(run *evalv1.SweepRun, trials []evalv1.TaskTrial) (token string, regrade []evalv1.TaskTrial, ok bool) {
+func DecideRegrade(run *evalv1.SweepRun, trials []*evalv1.TaskTrial) (token string, regrade []*evalv1.TaskTrial, ok bool) {
 	token, ok = PendingRegrade(run)
 	if !ok || run.Status.CompletionTime == nil {
 		return "", nil, false
@@ -41,7 +41,7 @@ func DecideRegrade(run *evalv1.SweepRun, trials []evalv1.TaskTrial) (token strin
 // ToRegrade are the trials a regrade grades again: each attempt's final trial whose agent
 // stage left artifacts (status.patch), whatever its verdict. skipped counts the final trials
 // without artifacts (the agent never finished, or the trial failed before it ran).
-func ToRegrade(trials []evalv1.TaskTrial) (regrade []evalv1.TaskTrial, skipped int) {
+func ToRegrade(trials []*evalv1.TaskTrial) (regrade []*evalv1.TaskTrial, skipped int) {
 	for _, t := range FinalTrials(trials) {
 		if t.Status.Phase.Finished() && t.Status.Patch != nil {
 			regrade = append(regrade, t)

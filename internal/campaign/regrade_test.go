@@ -15,39 +15,39 @@ import (
 )
 
 // withPatch is t with stored artifacts, as an agent stage that finished leaves them.
-func withPatch(t evalv1.TaskTrial) evalv1.TaskTrial {
+func withPatch(t *evalv1.TaskTrial) *evalv1.TaskTrial {
 	t.Status.Patch = &evalv1.PatchStatus{SecretName: t.Name + "-artifacts", SHA256: "ab", Bytes: 2}
 	return t
 }
 
 // regradedBy marks t superseded by a regrade, as the controller does.
-func regradedBy(t evalv1.TaskTrial) evalv1.TaskTrial {
-	t.Labels[evalv1.LabelSupersededBy] = NextRunName(&t)
-	t.Labels[evalv1.LabelRegradedBy] = NextRunName(&t)
+func regradedBy(t *evalv1.TaskTrial) *evalv1.TaskTrial {
+	t.Labels[evalv1.LabelSupersededBy] = NextRunName(t)
+	t.Labels[evalv1.LabelRegradedBy] = NextRunName(t)
 	return t
 }
 
 func TestToRegrade(t *testing.T) {
 	cases := map[string]struct {
-		trials      []evalv1.TaskTrial
+		trials      []*evalv1.TaskTrial
 		want        []string
 		wantSkipped int
 	}{
-		"every final trial with artifacts, whatever its verdict": {trials: []evalv1.TaskTrial{
+		"every final trial with artifacts, whatever its verdict": {trials: []*evalv1.TaskTrial{
 			withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false)),
 			withPatch(run("a", 2, 0, evalv1.TrialFailed, reasons.GraderFailed, false)),
 			withPatch(run("b", 1, 0, evalv1.TrialSucceeded, reasons.AgentTimeout, false))},
 			want: []string{"c-a-1", "c-a-2", "c-b-1"}},
-		"a trial whose agent never finished is skipped": {trials: []evalv1.TaskTrial{
+		"a trial whose agent never finished is skipped": {trials: []*evalv1.TaskTrial{
 			withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false)),
 			run("a", 2, 0, evalv1.TrialError, reasons.ImagePullFailed, false),
 			run("b", 1, 0, evalv1.TrialError, reasons.InvalidTask, false)},
 			want: []string{"c-a-1"}, wantSkipped: 2},
-		"a superseded trial is not regraded, its final rerun is": {trials: []evalv1.TaskTrial{
+		"a superseded trial is not regraded, its final rerun is": {trials: []*evalv1.TaskTrial{
 			withPatch(run("a", 1, 0, evalv1.TrialFailed, reasons.GraderFailed, true)),
 			withPatch(run("a", 1, 1, evalv1.TrialSucceeded, reasons.Graded, false))},
 			want: []string{"c-a-1-r1"}},
-		"an unfinished trial is skipped": {trials: []evalv1.TaskTrial{
+		"an unfinished trial is skipped": {trials: []*evalv1.TaskTrial{
 			withPatch(run("a", 1, 0, evalv1.TrialVerifying, "", false))},
 			want: []string{}, wantSkipped: 1},
 	}
@@ -66,7 +66,7 @@ func TestToRegrade(t *testing.T) {
 
 func TestDecideRegrade(t *testing.T) {
 	done := &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	trials := []evalv1.TaskTrial{withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false)), run("b", 1, 0, evalv1.TrialError, reasons.PodEvicted, false)}
+	trials := []*evalv1.TaskTrial{withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false)), run("b", 1, 0, evalv1.TrialError, reasons.PodEvicted, false)}
 	cases := map[string]struct {
 		annotation string
 		handled    string
@@ -105,23 +105,23 @@ func TestDecideRegrade(t *testing.T) {
 func TestPlanRegrades(t *testing.T) {
 	task := Task{Name: "a"}
 	plan := []Planned{{Name: "c-a-1", Task: task, Attempt: 1}, {Name: "c-a-2", Task: task, Attempt: 2}}
-	regradeOfRegrade := func() []evalv1.TaskTrial {
+	regradeOfRegrade := func() []*evalv1.TaskTrial {
 		r1 := withPatch(run("a", 1, 1, evalv1.TrialSucceeded, reasons.Graded, false))
 		r1.Spec.RegradeOf = "c-a-1"
-		return []evalv1.TaskTrial{regradedBy(withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false))), regradedBy(r1)}
+		return []*evalv1.TaskTrial{regradedBy(withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false))), regradedBy(r1)}
 	}
 	cases := map[string]struct {
-		trials []evalv1.TaskTrial
+		trials []*evalv1.TaskTrial
 		want   []Planned
 	}{
-		"a regraded attempt plans a rerun that regrades it": {trials: []evalv1.TaskTrial{regradedBy(withPatch(run("a", 2, 0, evalv1.TrialSucceeded, reasons.Graded, false)))},
+		"a regraded attempt plans a rerun that regrades it": {trials: []*evalv1.TaskTrial{regradedBy(withPatch(run("a", 2, 0, evalv1.TrialSucceeded, reasons.Graded, false)))},
 			want: []Planned{plan[0], {Name: "c-a-2-r1", Task: task, Attempt: 2, Rerun: 1, RegradeOf: "c-a-2"}}},
 		"a regrade of a regrade grades the agent's trial's artifacts": {trials: regradeOfRegrade(),
 			want: []Planned{{Name: "c-a-1-r2", Task: task, Attempt: 1, Rerun: 2, RegradeOf: "c-a-1"}, plan[1]}},
-		"a retry after a regrade runs the agent again": {trials: func() []evalv1.TaskTrial {
+		"a retry after a regrade runs the agent again": {trials: func() []*evalv1.TaskTrial {
 			r1 := run("a", 1, 1, evalv1.TrialError, reasons.ArtifactsLost, true)
 			r1.Spec.RegradeOf = "c-a-1"
-			return []evalv1.TaskTrial{regradedBy(withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false))), r1}
+			return []*evalv1.TaskTrial{regradedBy(withPatch(run("a", 1, 0, evalv1.TrialSucceeded, reasons.Graded, false))), r1}
 		}(), want: []Planned{{Name: "c-a-1-r2", Task: task, Attempt: 1, Rerun: 2}, plan[1]}},
 	}
 	for name, tc := range cases {

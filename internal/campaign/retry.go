@@ -43,14 +43,14 @@ func Superseded(t *evalv1.TaskTrial) bool { return t.Labels[evalv1.LabelSupersed
 // newest run (highest rerun number) that no rerun superseded. It is what a campaign scores,
 // counts and exports; the superseded trials stay in the cluster as records. Order is kept.
 // When every trial is final (no reruns), trials itself is returned, not a copy.
-func FinalTrials(trials []evalv1.TaskTrial) []evalv1.TaskTrial {
+func FinalTrials(trials []*evalv1.TaskTrial) []*evalv1.TaskTrial {
 	type key struct {
 		task    string
 		attempt int32
 	}
 	newest := map[key]int32{}
 	for i := range trials {
-		t := &trials[i]
+		t := trials[i]
 		if Superseded(t) {
 			continue
 		}
@@ -62,11 +62,11 @@ func FinalTrials(trials []evalv1.TaskTrial) []evalv1.TaskTrial {
 	if len(newest) == len(trials) {
 		return trials
 	}
-	out := make([]evalv1.TaskTrial, 0, len(trials))
+	out := make([]*evalv1.TaskTrial, 0, len(trials))
 	for i := range trials {
-		t := &trials[i]
+		t := trials[i]
 		if n, ok := newest[key{t.Spec.Task, t.Spec.Attempt}]; ok && !Superseded(t) && Rerun(t) == n {
-			out = append(out, *t)
+			out = append(out, t)
 		}
 	}
 	return out
@@ -82,7 +82,7 @@ type RetryRequest struct {
 // DecideRetry is the retry request of a finished campaign that its status has not handled
 // yet, and the trials it reruns (none when it names a reason that is not one); ok is false
 // when there is no such request. A request made while the campaign runs waits for its end.
-func DecideRetry(run *evalv1.SweepRun, trials []evalv1.TaskTrial) (req RetryRequest, rerun []evalv1.TaskTrial, ok bool) {
+func DecideRetry(run *evalv1.SweepRun, trials []*evalv1.TaskTrial) (req RetryRequest, rerun []*evalv1.TaskTrial, ok bool) {
 	req, ok = PendingRetry(run)
 	if !ok || run.Status.CompletionTime == nil {
 		return RetryRequest{}, nil, false
@@ -134,8 +134,8 @@ func CheckRetryReasons(list []string) error {
 
 // ToRerun are the trials a retry for these reasons reruns: each attempt's final trial that
 // ended Error or Failed with one of the reasons. A measured trial (Succeeded) is never rerun.
-func ToRerun(trials []evalv1.TaskTrial, rerunReasons []string) []evalv1.TaskTrial {
-	var out []evalv1.TaskTrial
+func ToRerun(trials []*evalv1.TaskTrial, rerunReasons []string) []*evalv1.TaskTrial {
+	var out []*evalv1.TaskTrial
 	for _, t := range FinalTrials(trials) {
 		if (t.Status.Phase == evalv1.TrialError || t.Status.Phase == evalv1.TrialFailed) && slices.Contains(rerunReasons, t.Status.Reason) {
 			out = append(out, t)
@@ -146,14 +146,14 @@ func ToRerun(trials []evalv1.TaskTrial, rerunReasons []string) []evalv1.TaskTria
 
 // AwaitingRerun counts the superseded trials whose rerun is not among trials yet: a retry
 // whose reruns are not all created has not ended.
-func AwaitingRerun(trials []evalv1.TaskTrial) int {
+func AwaitingRerun(trials []*evalv1.TaskTrial) int {
 	names := map[string]bool{}
 	for i := range trials {
 		names[trials[i].Name] = true
 	}
 	n := 0
 	for i := range trials {
-		if Superseded(&trials[i]) && !names[NextRunName(&trials[i])] {
+		if Superseded(trials[i]) && !names[NextRunName(trials[i])] {
 			n++
 		}
 	}
@@ -169,10 +169,10 @@ func NextRunName(t *evalv1.TaskTrial) string {
 // following the chain of reruns to the newest, so that ToCreate creates a rerun like any
 // planned trial (within parallelism, not while suspended). A rerun that a regrade asked for
 // (the trial it supersedes is labelled regraded-by) regrades that trial's artifacts.
-func PlanReruns(plan []Planned, trials []evalv1.TaskTrial) []Planned {
+func PlanReruns(plan []Planned, trials []*evalv1.TaskTrial) []Planned {
 	by := make(map[string]*evalv1.TaskTrial, len(trials))
 	for i := range trials {
-		by[trials[i].Name] = &trials[i]
+		by[trials[i].Name] = trials[i]
 	}
 	out := slices.Clone(plan)
 	for i := range out {

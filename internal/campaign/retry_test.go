@@ -18,8 +18,8 @@ import (
 
 // run is a trial of campaign "c" as the controller names and labels it: rerun 0 is the
 // attempt's first trial; supersededBy marks it replaced.
-func run(task string, attempt, rerun int32, phase evalv1.TrialPhase, reason string, superseded bool) evalv1.TaskTrial {
-	t := evalv1.TaskTrial{
+func run(task string, attempt, rerun int32, phase evalv1.TrialPhase, reason string, superseded bool) *evalv1.TaskTrial {
+	t := &evalv1.TaskTrial{
 		ObjectMeta: metav1.ObjectMeta{Name: RerunName("c", task, attempt, rerun), Labels: map[string]string{}},
 		Spec:       evalv1.TaskTrialSpec{SweepRun: "c", Task: task, Attempt: attempt},
 		Status:     evalv1.TaskTrialStatus{Phase: phase, Reason: reason},
@@ -28,12 +28,12 @@ func run(task string, attempt, rerun int32, phase evalv1.TrialPhase, reason stri
 		t.Labels[evalv1.LabelRerun] = strings.TrimPrefix(t.Name, TrialName("c", task, attempt)+"-r")
 	}
 	if superseded {
-		t.Labels[evalv1.LabelSupersededBy] = NextRunName(&t)
+		t.Labels[evalv1.LabelSupersededBy] = NextRunName(t)
 	}
 	return t
 }
 
-func names(trials []evalv1.TaskTrial) []string {
+func names(trials []*evalv1.TaskTrial) []string {
 	out := []string{}
 	for _, t := range trials {
 		out = append(out, t.Name)
@@ -69,25 +69,25 @@ func TestRerunName(t *testing.T) {
 
 func TestFinalTrials(t *testing.T) {
 	cases := map[string]struct {
-		trials []evalv1.TaskTrial
+		trials []*evalv1.TaskTrial
 		want   []string
 	}{
-		"no reruns: every trial": {trials: []evalv1.TaskTrial{
+		"no reruns: every trial": {trials: []*evalv1.TaskTrial{
 			run("a", 1, 0, evalv1.TrialSucceeded, "", false), run("a", 2, 0, evalv1.TrialError, reasons.PodEvicted, false)},
 			want: []string{"c-a-1", "c-a-2"}},
-		"a finished rerun replaces its attempt": {trials: []evalv1.TaskTrial{
+		"a finished rerun replaces its attempt": {trials: []*evalv1.TaskTrial{
 			run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialSucceeded, "", false), run("a", 2, 0, evalv1.TrialSucceeded, "", false)},
 			want: []string{"c-a-1-r1", "c-a-2"}},
-		"a running rerun replaces it too": {trials: []evalv1.TaskTrial{
+		"a running rerun replaces it too": {trials: []*evalv1.TaskTrial{
 			run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialAgentRunning, "", false)},
 			want: []string{"c-a-1-r1"}},
-		"superseded and its rerun not created yet: the attempt has no final trial": {trials: []evalv1.TaskTrial{
+		"superseded and its rerun not created yet: the attempt has no final trial": {trials: []*evalv1.TaskTrial{
 			run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("b", 1, 0, evalv1.TrialSucceeded, "", false)},
 			want: []string{"c-b-1"}},
-		"a chain of reruns: the newest": {trials: []evalv1.TaskTrial{
+		"a chain of reruns: the newest": {trials: []*evalv1.TaskTrial{
 			run("a", 1, 2, evalv1.TrialSucceeded, "", false), run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialFailed, reasons.GraderFailed, true)},
 			want: []string{"c-a-1-r2"}},
-		"an unmarked older run next to a newer one: the newer": {trials: []evalv1.TaskTrial{
+		"an unmarked older run next to a newer one: the newer": {trials: []*evalv1.TaskTrial{
 			run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, false), run("a", 1, 1, evalv1.TrialSucceeded, "", false)},
 			want: []string{"c-a-1-r1"}},
 	}
@@ -101,7 +101,7 @@ func TestFinalTrials(t *testing.T) {
 }
 
 func TestToRerun(t *testing.T) {
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		run("a", 1, 0, evalv1.TrialSucceeded, "", false),
 		run("a", 2, 0, evalv1.TrialError, reasons.PodEvicted, false),
 		run("b", 1, 0, evalv1.TrialFailed, reasons.GraderFailed, false),
@@ -134,18 +134,18 @@ func TestPlanReruns(t *testing.T) {
 	task := Task{Name: "a"}
 	plan := []Planned{{Name: "c-a-1", Task: task, Attempt: 1}, {Name: "c-a-2", Task: task, Attempt: 2}}
 	cases := map[string]struct {
-		trials []evalv1.TaskTrial
+		trials []*evalv1.TaskTrial
 		want   []Planned
 	}{
-		"no retry: the plan": {trials: []evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, false)}, want: plan},
-		"a superseded attempt plans its rerun": {trials: []evalv1.TaskTrial{run("a", 2, 0, evalv1.TrialError, reasons.PodEvicted, true)},
+		"no retry: the plan": {trials: []*evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, false)}, want: plan},
+		"a superseded attempt plans its rerun": {trials: []*evalv1.TaskTrial{run("a", 2, 0, evalv1.TrialError, reasons.PodEvicted, true)},
 			want: []Planned{plan[0], {Name: "c-a-2-r1", Task: task, Attempt: 2, Rerun: 1}}},
-		"the newest of a chain": {trials: []evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialError, reasons.NodeLost, true)},
+		"the newest of a chain": {trials: []*evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialError, reasons.NodeLost, true)},
 			want: []Planned{{Name: "c-a-1-r2", Task: task, Attempt: 1, Rerun: 2}, plan[1]}},
-		"labels edited into a loop end": {trials: func() []evalv1.TaskTrial {
+		"labels edited into a loop end": {trials: func() []*evalv1.TaskTrial {
 			r1 := run("a", 1, 1, evalv1.TrialError, reasons.PodEvicted, true)
 			r1.Labels[evalv1.LabelRerun] = "0" // so that its next run is named as itself
-			return []evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), r1}
+			return []*evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), r1}
 		}(), want: []Planned{{Name: "c-a-1-r1", Task: task, Attempt: 1, Rerun: 1}, plan[1]}},
 	}
 	for name, tc := range cases {
@@ -158,7 +158,7 @@ func TestPlanReruns(t *testing.T) {
 }
 
 func TestAwaitingRerun(t *testing.T) {
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, true), run("a", 1, 1, evalv1.TrialSucceeded, "", false),
 		run("b", 1, 0, evalv1.TrialError, reasons.PodEvicted, true),
 	}
@@ -169,7 +169,7 @@ func TestAwaitingRerun(t *testing.T) {
 
 func TestDecideRetry(t *testing.T) {
 	done := &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	trials := []evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, false), run("b", 1, 0, evalv1.TrialFailed, reasons.RewardOutOfBounds, false)}
+	trials := []*evalv1.TaskTrial{run("a", 1, 0, evalv1.TrialError, reasons.PodEvicted, false), run("b", 1, 0, evalv1.TrialFailed, reasons.RewardOutOfBounds, false)}
 	cases := map[string]struct {
 		annotations map[string]string
 		completion  *metav1.Time

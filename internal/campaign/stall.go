@@ -27,7 +27,7 @@ type InfrastructureStall struct {
 // fewer than StallTrials trials finished, or one of the last StallTrials was measured, ended
 // Failed (a verifier's failure, not the cluster's) or is an invalid task. Trials finished at
 // the same time are ordered by name.
-func FindInfrastructureStall(trials []evalv1.TaskTrial) *InfrastructureStall {
+func FindInfrastructureStall(trials []*evalv1.TaskTrial) *InfrastructureStall {
 	names, why, ok := lastInfrastructureErrors(trials, StallTrials, time.Time{})
 	if !ok {
 		return nil
@@ -38,11 +38,11 @@ func FindInfrastructureStall(trials []evalv1.TaskTrial) *InfrastructureStall {
 // lastInfrastructureErrors are the names and reasons of the last n trials that finished after
 // since, the most recent last, when there are n and all ended Error on infrastructure (not an
 // invalid task). Trials finished at the same time are ordered by name.
-func lastInfrastructureErrors(trials []evalv1.TaskTrial, n int, since time.Time) (names, why []string, ok bool) {
+func lastInfrastructureErrors(trials []*evalv1.TaskTrial, n int, since time.Time) (names, why []string, ok bool) {
 	var finished []*evalv1.TaskTrial
 	for i := range trials {
-		if trials[i].Status.Phase.Finished() && (since.IsZero() || completedAt(&trials[i]).After(since)) {
-			finished = append(finished, &trials[i])
+		if trials[i].Status.Phase.Finished() && (since.IsZero() || completedAt(trials[i]).After(since)) {
+			finished = append(finished, trials[i])
 		}
 	}
 	if len(finished) < n {

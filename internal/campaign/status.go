@@ -38,8 +38,8 @@ func ScoringTrial(t *evalv1.TaskTrial) scoring.Trial {
 // SortAsExported orders trials as `sweep export` lays them out and SWE-sweep's scoring then
 // reads them (by harborjob.FolderName), so that a task's first trial, whose n_subtasks scoring
 // takes, is the same in the cluster and in its export.
-func SortAsExported(trials []evalv1.TaskTrial) {
-	sorted := make([]evalv1.TaskTrial, 0, len(trials))
+func SortAsExported(trials []*evalv1.TaskTrial) {
+	sorted := make([]*evalv1.TaskTrial, 0, len(trials))
 	for _, i := range exportOrder(trials) {
 		sorted = append(sorted, trials[i])
 	}
@@ -49,7 +49,7 @@ func SortAsExported(trials []evalv1.TaskTrial) {
 // exportOrder is the indices of trials in SortAsExported's order. Each folder name (a hash)
 // is computed once, and the trials are not moved: a campaign's status is summed over all of
 // its trials at every reconcile.
-func exportOrder(trials []evalv1.TaskTrial) []int {
+func exportOrder(trials []*evalv1.TaskTrial) []int {
 	type keyed struct {
 		folder string
 		index  int
@@ -73,10 +73,10 @@ func Queued(t *evalv1.TaskTrial) bool {
 }
 
 // Counts tallies trials by phase, and the queued ones among them.
-func Counts(trials []evalv1.TaskTrial, total int32) evalv1.TrialCounts {
+func Counts(trials []*evalv1.TaskTrial, total int32) evalv1.TrialCounts {
 	c := evalv1.TrialCounts{Total: total, Created: int32(len(trials))}
 	for i := range trials {
-		if Queued(&trials[i]) {
+		if Queued(trials[i]) {
 			c.Queued++
 		}
 		switch trials[i].Status.Phase {
@@ -102,11 +102,11 @@ func FinishedTrials(c evalv1.TrialCounts) int32 { return c.Succeeded + c.Failed 
 
 // Aggregate fills the score fields of a SweepRun status from its finished trials; they stay
 // empty until a trial is graded.
-func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring.Report {
+func Aggregate(status *evalv1.SweepRunStatus, trials []*evalv1.TaskTrial) scoring.Report {
 	in := make([]scoring.Trial, 0, len(trials))
 	for _, i := range exportOrder(trials) {
 		if trials[i].Status.Phase.Finished() {
-			in = append(in, ScoringTrial(&trials[i]))
+			in = append(in, ScoringTrial(trials[i]))
 		}
 	}
 	rep := scoring.Score(in)
@@ -127,7 +127,7 @@ func Aggregate(status *evalv1.SweepRunStatus, trials []evalv1.TaskTrial) scoring
 
 // Summarize fills a campaign's counts, scores and progress: its selected tasks, the trials it
 // plans, the trials listed, and unseen, the trials created but not yet in the cache.
-func Summarize(st *evalv1.SweepRunStatus, tasks, planned int, trials []evalv1.TaskTrial, unseen int) {
+func Summarize(st *evalv1.SweepRunStatus, tasks, planned int, trials []*evalv1.TaskTrial, unseen int) {
 	st.Tasks = int32(tasks)
 	st.Trials = Counts(trials, int32(planned))
 	st.Trials.Created += int32(unseen)

@@ -12,12 +12,12 @@ import (
 	"github.com/swe-sweep/sweep-operator/internal/harborjob"
 )
 
-func trial(task string, phase evalv1.TrialPhase, rewards map[string]string) evalv1.TaskTrial {
-	return evalv1.TaskTrial{Spec: evalv1.TaskTrialSpec{Task: task}, Status: evalv1.TaskTrialStatus{Phase: phase, Rewards: rewards}}
+func trial(task string, phase evalv1.TrialPhase, rewards map[string]string) *evalv1.TaskTrial {
+	return &evalv1.TaskTrial{Spec: evalv1.TaskTrialSpec{Task: task}, Status: evalv1.TaskTrialStatus{Phase: phase, Rewards: rewards}}
 }
 
 func TestAggregate(t *testing.T) {
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0.5000", "n_subtasks": "4", "n_resolved": "2", "visible_ok": "1"}),
 		trial("b", evalv1.TrialSucceeded, map[string]string{"reward": "0.0000", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "0"}),
 		trial("c", evalv1.TrialFailed, nil),
@@ -42,19 +42,19 @@ func TestAggregate(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "1.0000", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "1"}),
 		trial("b", evalv1.TrialAgentRunning, nil),
 	}
 	cases := map[string]struct {
 		tasks, planned, unseen int
-		trials                 []evalv1.TaskTrial
+		trials                 []*evalv1.TaskTrial
 		want                   evalv1.SweepRunStatus
 	}{
 		"nothing yet: no score, not 0": {tasks: 2, planned: 4, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "0/4", Trials: evalv1.TrialCounts{Total: 4}}},
-		"only unmeasured trials: still no score": {tasks: 2, planned: 4, trials: []evalv1.TaskTrial{trial("a", evalv1.TrialError, nil), trial("b", evalv1.TrialFailed, nil)},
+		"only unmeasured trials: still no score": {tasks: 2, planned: 4, trials: []*evalv1.TaskTrial{trial("a", evalv1.TrialError, nil), trial("b", evalv1.TrialFailed, nil)},
 			want: evalv1.SweepRunStatus{Tasks: 2, Progress: "2/4", Trials: evalv1.TrialCounts{Total: 4, Created: 2, Failed: 1, Error: 1}, EvaluationFailures: 2}},
-		"a graded 0 is a score": {tasks: 1, planned: 1, trials: []evalv1.TaskTrial{trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0", "n_subtasks": "2", "n_resolved": "0", "visible_ok": "1"})},
+		"a graded 0 is a score": {tasks: 1, planned: 1, trials: []*evalv1.TaskTrial{trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0", "n_subtasks": "2", "n_resolved": "0", "visible_ok": "1"})},
 			want: evalv1.SweepRunStatus{Tasks: 1, Progress: "1/1", Trials: evalv1.TrialCounts{Total: 1, Created: 1, Succeeded: 1},
 				GradedTrials: 1, BugsTotal: 2, BugsResolved: "0.00", Score: "0.0000", ScoreIgnoringRegressions: "0.0000", MeanReward: "0.0000"}},
 		"unseen trials count as created": {tasks: 2, planned: 4, unseen: 2, trials: trials, want: evalv1.SweepRunStatus{Tasks: 2, Progress: "1/4",
@@ -81,7 +81,7 @@ func TestAggregateChecksTheDeclaredCount(t *testing.T) {
 	honest := trial("b", evalv1.TrialSucceeded, map[string]string{"reward": "0.5000", "n_subtasks": "2", "n_resolved": "1", "visible_ok": "1"})
 	honest.Spec.BugsTotal = 2
 	var st evalv1.SweepRunStatus
-	Aggregate(&st, []evalv1.TaskTrial{forged, honest})
+	Aggregate(&st, []*evalv1.TaskTrial{forged, honest})
 	want := evalv1.SweepRunStatus{GradedTrials: 1, EvaluationFailures: 1, BugsTotal: 2, BugsResolved: "1.00",
 		Score: "0.5000", ScoreIgnoringRegressions: "0.5000", MeanReward: "0.5000"}
 	if diff := cmp.Diff(want, st); diff != "" {
@@ -96,10 +96,10 @@ func TestAggregateTakesTheFirstExportedTrial(t *testing.T) {
 	a := trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "0", "n_subtasks": "0", "n_resolved": "0", "visible_ok": "0"})
 	b := trial("a", evalv1.TrialSucceeded, map[string]string{"reward": "1", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "1"})
 	a.Name, b.Name = "run-a-1", "run-a-2"
-	trials := []evalv1.TaskTrial{a, b}
+	trials := []*evalv1.TaskTrial{a, b}
 	SortAsExported(trials)
 	first := trials[0].Status.Rewards["n_subtasks"]
-	for _, order := range [][]evalv1.TaskTrial{{a, b}, {b, a}} {
+	for _, order := range [][]*evalv1.TaskTrial{{a, b}, {b, a}} {
 		var st evalv1.SweepRunStatus
 		Aggregate(&st, order)
 		if want := first; strconv.Itoa(int(st.BugsTotal)) != want {
@@ -111,7 +111,7 @@ func TestAggregateTakesTheFirstExportedTrial(t *testing.T) {
 // TestSortAsExported: trials in the order of their export's folders (harborjob.FolderName),
 // and Aggregate, which does not sort its input, reads them in that order too.
 func TestSortAsExported(t *testing.T) {
-	var trials []evalv1.TaskTrial
+	var trials []*evalv1.TaskTrial
 	for _, name := range []string{"run-b-1", "run-a-2", "run-a-1", "run-b-2", "run-a-3"} {
 		tr := trial(name[4:5], evalv1.TrialSucceeded, nil)
 		tr.Name = name
@@ -119,7 +119,7 @@ func TestSortAsExported(t *testing.T) {
 	}
 	given := slices.Clone(trials)
 	SortAsExported(trials)
-	folder := func(tr evalv1.TaskTrial) string {
+	folder := func(tr *evalv1.TaskTrial) string {
 		return harborjob.FolderName(harborjob.Trial{Name: tr.Name, Task: tr.Spec.Task})
 	}
 	for i := 1; i < len(trials); i++ {
@@ -136,7 +136,7 @@ func TestSortAsExported(t *testing.T) {
 	}
 }
 
-func namesOf(trials []evalv1.TaskTrial) []string {
+func namesOf(trials []*evalv1.TaskTrial) []string {
 	out := make([]string, len(trials))
 	for i := range trials {
 		out[i] = trials[i].Name
@@ -147,7 +147,7 @@ func namesOf(trials []evalv1.TaskTrial) []string {
 // BenchmarkSummarize is a campaign's status summed over 10,000 finished trials, as the
 // SweepRun reconciler does at every reconcile.
 func BenchmarkSummarize(b *testing.B) {
-	trials := make([]evalv1.TaskTrial, 10000)
+	trials := make([]*evalv1.TaskTrial, 10000)
 	for i := range trials {
 		task := "task-" + strconv.Itoa(i/10)
 		trials[i] = trial(task, evalv1.TrialSucceeded, map[string]string{"reward": "1", "n_subtasks": "2", "n_resolved": "2", "visible_ok": "1"})
@@ -168,7 +168,7 @@ func BenchmarkPlanStarted(b *testing.B) {
 	for i := range tasks {
 		tasks[i] = Task{Name: "task-" + strconv.Itoa(i)}
 	}
-	trials := make([]evalv1.TaskTrial, 10000)
+	trials := make([]*evalv1.TaskTrial, 10000)
 	seen := map[string]bool{}
 	for i := range trials {
 		trials[i].Name = TrialName("scale", tasks[i/10].Name, int32(i%10+1))

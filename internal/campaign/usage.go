@@ -53,7 +53,7 @@ func trialUsage(st *evalv1.TaskTrialStatus) *evalv1.AgentUsage {
 // SumUsage is a campaign's status.usage: the sums over every trial that reported usage, those
 // a retry superseded included, since their agents ran and were paid for. A regrade runs no
 // agent, so its trial reports none and nothing is counted twice. Nil when no trial reported.
-func SumUsage(trials []evalv1.TaskTrial) *evalv1.UsageTotals {
+func SumUsage(trials []*evalv1.TaskTrial) *evalv1.UsageTotals {
 	var sum usage.Usage
 	reported := int32(0)
 	for i := range trials {

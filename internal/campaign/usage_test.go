@@ -34,18 +34,18 @@ func TestRecordUsage(t *testing.T) {
 
 func TestSumUsage(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
-	trial := func(name string, u *evalv1.TrialUsage, labels map[string]string) evalv1.TaskTrial {
-		tr := evalv1.TaskTrial{Status: evalv1.TaskTrialStatus{Usage: u}}
+	trial := func(name string, u *evalv1.TrialUsage, labels map[string]string) *evalv1.TaskTrial {
+		tr := &evalv1.TaskTrial{Status: evalv1.TaskTrialStatus{Usage: u}}
 		tr.Name, tr.Labels = name, labels
 		return tr
 	}
 	reported := func(input, output int64, cost string) *evalv1.TrialUsage {
 		return &evalv1.TrialUsage{AgentUsage: evalv1.AgentUsage{InputTokens: n(input), OutputTokens: n(output), CostUSD: cost}}
 	}
-	if got := SumUsage([]evalv1.TaskTrial{trial("a", nil, nil), trial("b", &evalv1.TrialUsage{Message: "not taken"}, nil)}); got != nil {
+	if got := SumUsage([]*evalv1.TaskTrial{trial("a", nil, nil), trial("b", &evalv1.TrialUsage{Message: "not taken"}, nil)}); got != nil {
 		t.Errorf("SumUsage of trials that reported nothing = %+v, want nil", got)
 	}
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		trial("t-a1", reported(100, 10, "0.10"), map[string]string{evalv1.LabelSupersededBy: "t-a1-r1"}),
 		trial("t-a1-r1", reported(200, 20, "0.20"), nil),
 		// A regrade of t-a1-r1 ran no agent: it reports nothing of its own.

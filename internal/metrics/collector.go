@@ -51,7 +51,11 @@ func (c *StatusCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(trialsDesc, err)
 		return
 	}
-	for k, n := range CountTrials(trials.Items) {
+	items := make([]*evalv1.TaskTrial, len(trials.Items))
+	for i := range trials.Items {
+		items[i] = &trials.Items[i]
+	}
+	for k, n := range CountTrials(items) {
 		ch <- prometheus.MustNewConstMetric(trialsDesc, prometheus.GaugeValue, float64(n), k.Namespace, string(k.Phase), k.Reason)
 	}
 	runs := &evalv1.SweepRunList{}

@@ -135,10 +135,10 @@ type TrialKey struct {
 // CountTrials counts trials by namespace, phase and reason label. A trial a rerun superseded
 // (`sweep retry`) is a record, no longer a result: it is not counted, so that a failure once
 // rerun stops showing.
-func CountTrials(trials []evalv1.TaskTrial) map[TrialKey]int {
+func CountTrials(trials []*evalv1.TaskTrial) map[TrialKey]int {
 	out := map[TrialKey]int{}
 	for i := range trials {
-		t := &trials[i]
+		t := trials[i]
 		if campaign.Superseded(t) {
 			continue
 		}

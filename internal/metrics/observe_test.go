@@ -119,10 +119,10 @@ func TestObserveTrial(t *testing.T) {
 }
 
 func TestCountTrials(t *testing.T) {
-	trial := func(ns string, phase evalv1.TrialPhase, reason string) evalv1.TaskTrial {
-		return evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Namespace: ns}, Status: evalv1.TaskTrialStatus{Phase: phase, Reason: reason}}
+	trial := func(ns string, phase evalv1.TrialPhase, reason string) *evalv1.TaskTrial {
+		return &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Namespace: ns}, Status: evalv1.TaskTrialStatus{Phase: phase, Reason: reason}}
 	}
-	got := CountTrials([]evalv1.TaskTrial{
+	got := CountTrials([]*evalv1.TaskTrial{
 		trial("a", evalv1.TrialSucceeded, reasons.Graded), trial("a", evalv1.TrialSucceeded, reasons.Graded),
 		trial("a", evalv1.TrialSucceeded, reasons.AgentTimeout), trial("b", evalv1.TrialSucceeded, reasons.Graded),
 		trial("a", evalv1.TrialError, "not a reason"), trial("a", evalv1.TrialError, "another"),

@@ -37,7 +37,7 @@ type Failure struct {
 }
 
 // Take computes a snapshot of run and its trials at now.
-func Take(run *evalv1.SweepRun, trials []evalv1.TaskTrial, now time.Time) Snapshot {
+func Take(run *evalv1.SweepRun, trials []*evalv1.TaskTrial, now time.Time) Snapshot {
 	// A campaign never has fewer trials than exist, whatever its spec says now.
 	s := Snapshot{Run: run.Name, Phase: run.Status.Phase, Total: max(Total(run), len(trials))}
 	var scored []scoring.Trial
@@ -46,7 +46,7 @@ func Take(run *evalv1.SweepRun, trials []evalv1.TaskTrial, now time.Time) Snapsh
 		start = run.Status.StartTime.Time
 	}
 	for i := range trials {
-		tr := &trials[i]
+		tr := trials[i]
 		if !tr.Status.Phase.Finished() {
 			if tr.Status.Phase != "" && tr.Status.Phase != evalv1.TrialPending {
 				s.Active++

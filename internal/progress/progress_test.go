@@ -10,8 +10,8 @@ import (
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
 )
 
-func trial(name string, phase evalv1.TrialPhase, reason string, done time.Time, rewards map[string]string) evalv1.TaskTrial {
-	tr := evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: evalv1.TaskTrialSpec{Task: name[:1]}}
+func trial(name string, phase evalv1.TrialPhase, reason string, done time.Time, rewards map[string]string) *evalv1.TaskTrial {
+	tr := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: evalv1.TaskTrialSpec{Task: name[:1]}}
 	tr.Status.Phase, tr.Status.Reason, tr.Status.Rewards = phase, reason, rewards
 	if !done.IsZero() {
 		tr.Status.CompletionTime = &metav1.Time{Time: done}
@@ -24,7 +24,7 @@ func TestTake(t *testing.T) {
 	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r"},
 		Spec:   evalv1.SweepRunSpec{Tasks: evalv1.TaskSelection{Names: []string{"a", "b", "c", "d", "e"}}, Attempts: 2},
 		Status: evalv1.SweepRunStatus{Phase: evalv1.SweepRunRunning, StartTime: &metav1.Time{Time: start}}}
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		trial("a1", evalv1.TrialSucceeded, "", start.Add(time.Minute), map[string]string{"reward": "0.5", "n_subtasks": "2", "n_resolved": "1", "visible_ok": "1"}),
 		trial("b1", evalv1.TrialError, "ImagePullFailed", start.Add(2*time.Minute), nil),
 		trial("c1", evalv1.TrialFailed, "GraderFailed", start.Add(3*time.Minute), map[string]string{"grader_failed": "1"}),
@@ -57,11 +57,11 @@ func TestTake(t *testing.T) {
 // false) are shown among the running ones; an admitted one and a finished one are not.
 func TestTakeQueued(t *testing.T) {
 	run := &evalv1.SweepRun{ObjectMeta: metav1.ObjectMeta{Name: "r"}, Spec: evalv1.SweepRunSpec{Tasks: evalv1.TaskSelection{Names: []string{"a", "b", "c", "d"}}}}
-	admitted := func(tr evalv1.TaskTrial, status metav1.ConditionStatus) evalv1.TaskTrial {
+	admitted := func(tr *evalv1.TaskTrial, status metav1.ConditionStatus) *evalv1.TaskTrial {
 		tr.Status.Conditions = []metav1.Condition{{Type: evalv1.TrialAdmitted, Status: status}}
 		return tr
 	}
-	trials := []evalv1.TaskTrial{
+	trials := []*evalv1.TaskTrial{
 		admitted(trial("a1", evalv1.TrialAgentRunning, "", time.Time{}, nil), metav1.ConditionFalse),
 		admitted(trial("b1", evalv1.TrialVerifying, "", time.Time{}, nil), metav1.ConditionFalse),
 		admitted(trial("c1", evalv1.TrialAgentRunning, "", time.Time{}, nil), metav1.ConditionTrue),

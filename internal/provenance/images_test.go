@@ -98,8 +98,8 @@ func TestRunReference(t *testing.T) {
 	}
 }
 
-func reported(name, agent, agentID, verifier, verifierID string) evalv1.TaskTrial {
-	t := evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: name},
+func reported(name, agent, agentID, verifier, verifierID string) *evalv1.TaskTrial {
+	t := &evalv1.TaskTrial{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: evalv1.TaskTrialSpec{Images: evalv1.TrialImages{Agent: agent, Verifier: verifier}}}
 	if agentID != "" || verifierID != "" {
 		t.Status.Provenance = &evalv1.Provenance{AgentImageID: agentID, VerifierImageID: verifierID}
@@ -111,22 +111,22 @@ func TestPinImages(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		pins   []evalv1.PinnedImage
-		trials []evalv1.TaskTrial
+		trials []*evalv1.TaskTrial
 		want   []evalv1.PinnedImage
 	}{
-		{name: "no trial reported yet", trials: []evalv1.TaskTrial{reported("t-1", "env", "", "ver", "")}},
+		{name: "no trial reported yet", trials: []*evalv1.TaskTrial{reported("t-1", "env", "", "ver", "")}},
 		{name: "the first report pins each image",
-			trials: []evalv1.TaskTrial{reported("t-1", "env", digestA, "ver", "")},
+			trials: []*evalv1.TaskTrial{reported("t-1", "env", digestA, "ver", "")},
 			want:   []evalv1.PinnedImage{{Image: "env", Digest: digestA}}},
 		{name: "two reports of one image: the trial first by name wins, whatever the list's order",
-			trials: []evalv1.TaskTrial{reported("t-2", "env", digestB, "ver", digestB), reported("t-1", "env", digestA, "ver", "")},
+			trials: []*evalv1.TaskTrial{reported("t-2", "env", digestB, "ver", digestB), reported("t-1", "env", digestA, "ver", "")},
 			want:   []evalv1.PinnedImage{{Image: "env", Digest: digestA}, {Image: "ver", Digest: digestB}}},
 		{name: "a pin stays when a later trial reports another digest",
 			pins:   []evalv1.PinnedImage{{Image: "env", Digest: digestA}},
-			trials: []evalv1.TaskTrial{reported("t-0", "env", digestB, "ver", "")},
+			trials: []*evalv1.TaskTrial{reported("t-0", "env", digestB, "ver", "")},
 			want:   []evalv1.PinnedImage{{Image: "env", Digest: digestA}}},
 		{name: "one image as both stages' is pinned once",
-			trials: []evalv1.TaskTrial{reported("t-1", "img", digestA, "img", digestA)},
+			trials: []*evalv1.TaskTrial{reported("t-1", "img", digestA, "img", digestA)},
 			want:   []evalv1.PinnedImage{{Image: "img", Digest: digestA}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

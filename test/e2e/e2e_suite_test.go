@@ -101,6 +101,15 @@ func trialsOf(ns, run string) []evalv1.TaskTrial {
 	return list.Items
 }
 
+// pointers is trials as internal/campaign takes them.
+func pointers(trials []evalv1.TaskTrial) []*evalv1.TaskTrial {
+	out := make([]*evalv1.TaskTrial, len(trials))
+	for i := range trials {
+		out[i] = &trials[i]
+	}
+	return out
+}
+
 // reportTrialTimes records each trial's wall time in the suite's report.
 func reportTrialTimes(trials []evalv1.TaskTrial) {
 	for _, t := range trials {

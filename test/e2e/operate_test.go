@@ -251,14 +251,14 @@ var _ = Describe("operating a campaign with the Helm-installed operator", Serial
 		Expect(retried.Status.EvaluationFailures).To(BeZero())
 		all := trialsOf(ns, "operate")
 		Expect(all).To(HaveLen(len(sampleTasks)+2), "one rerun, the earlier record kept")
-		final := campaign.FinalTrials(all)
+		final := campaign.FinalTrials(pointers(all))
 		Expect(final).To(HaveLen(len(sampleTasks) + 1))
 		for _, t := range final {
 			Expect(t.Spec.Attempt).To(Equal(int32(1)), t.Name)
 			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), "%s: %s %s", t.Name, t.Status.Reason, t.Status.Message)
 			if t.Spec.Task == lateTask {
 				Expect(t.Name).To(Equal(campaign.NextRunName(&failed)))
-				Expect(rewards(t)).To(Equal(rewards(byTask["sweep-samples__textkit"])), "textkit's patch on textkit's image and tests")
+				Expect(rewards(*t)).To(Equal(rewards(byTask["sweep-samples__textkit"])), "textkit's patch on textkit's image and tests")
 			} else {
 				Expect(t.Name).To(Equal(byTask[t.Spec.Task].Name), "a trial that did not fail is not rerun")
 			}
@@ -272,7 +272,7 @@ var _ = Describe("operating a campaign with the Helm-installed operator", Serial
 		originals := map[string]evalv1.TaskTrial{}
 		for _, t := range final {
 			Expect(t.Status.Patch).NotTo(BeNil(), "%s stored no artifacts", t.Name)
-			originals[t.Name] = t
+			originals[t.Name] = *t
 		}
 		stdout, stderr, err = sweepCLI("regrade", "operate", "-n", ns, "--watch")
 		Expect(err).NotTo(HaveOccurred(), "sweep regrade: %s%s", stdout, stderr)
@@ -282,12 +282,12 @@ var _ = Describe("operating a campaign with the Helm-installed operator", Serial
 		Expect(regraded.Status.Regrade.Trials).To(Equal(int32(len(final))))
 		Expect(regraded.Status.Score).To(Equal(retried.Status.Score), "the same patches under the same verifier images")
 		Expect(regraded.Status.Progress).To(Equal(retried.Status.Progress), "each attempt counts once")
-		for _, t := range campaign.FinalTrials(trialsOf(ns, "operate")) {
+		for _, t := range campaign.FinalTrials(pointers(trialsOf(ns, "operate"))) {
 			original, ok := originals[t.Spec.RegradeOf]
 			Expect(ok).To(BeTrue(), "final trial %s regrades %q, not a final trial of before", t.Name, t.Spec.RegradeOf)
 			Expect(t.Name).To(Equal(campaign.NextRunName(&original)))
 			Expect(t.Status.Phase).To(Equal(evalv1.TrialSucceeded), t.Name)
-			Expect(rewards(t)).To(Equal(rewards(original)), t.Name)
+			Expect(rewards(*t)).To(Equal(rewards(original)), t.Name)
 			Expect(t.Status.Patch).To(Equal(original.Status.Patch), t.Name)
 			Expect(meta.FindStatusCondition(t.Status.Conditions, evalv1.TrialAgentCompleted).Reason).To(Equal(reasons.Regraded), t.Name)
 			Expect(t.Status.Provenance.RegradeOf).To(Equal(original.Name), t.Name)

@@ -42,7 +42,7 @@ const listPage = 500
 // attempt order: each attempt's final result (campaign.FinalTrials), as the campaign scores
 // it; trials a `sweep retry` rerun superseded are left out. A campaign whose trials its TTL
 // deleted is refused, with where its records are.
-func Trials(ctx context.Context, cl client.Client, run *evalv1.SweepRun) ([]evalv1.TaskTrial, error) {
+func Trials(ctx context.Context, cl client.Client, run *evalv1.SweepRun) ([]*evalv1.TaskTrial, error) {
 	if err := CheckTrialsKept(run); err != nil {
 		return nil, err
 	}
@@ -57,8 +57,8 @@ func Trials(ctx context.Context, cl client.Client, run *evalv1.SweepRun) ([]eval
 // resource version a watch of them starts from. Each page is held as the manager's cache holds
 // trials (cachetrim.Intern: no managed fields, strings interned), since a campaign of
 // 10,000 trials is otherwise hundreds of MiB in the CLI.
-func listTrials(ctx context.Context, cl client.Client, ns, name string) ([]evalv1.TaskTrial, string, error) {
-	var items []evalv1.TaskTrial
+func listTrials(ctx context.Context, cl client.Client, ns, name string) ([]*evalv1.TaskTrial, string, error) {
+	var items []*evalv1.TaskTrial
 	opts := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{evalv1.LabelSweepRun: name}, client.Limit(listPage)}
 	for cont := ""; ; {
 		list := &evalv1.TaskTrialList{}
@@ -67,8 +67,8 @@ func listTrials(ctx context.Context, cl client.Client, ns, name string) ([]evalv
 		}
 		for i := range list.Items {
 			cachetrim.Intern(&list.Items[i])
+			items = append(items, &list.Items[i])
 		}
-		items = append(items, list.Items...)
 		if cont = list.Continue; cont == "" {
 			return items, list.ResourceVersion, nil
 		}
@@ -76,7 +76,7 @@ func listTrials(ctx context.Context, cl client.Client, ns, name string) ([]evalv
 }
 
 // finalInOrder is campaign.FinalTrials of items, in task and attempt order.
-func finalInOrder(items []evalv1.TaskTrial) []evalv1.TaskTrial {
+func finalInOrder(items []*evalv1.TaskTrial) []*evalv1.TaskTrial {
 	sort.Slice(items, func(i, j int) bool {
 		a, b := items[i].Spec, items[j].Spec
 		if a.Task != b.Task {
@@ -131,7 +131,7 @@ func FindTask(ctx context.Context, cl client.Client, ns, task string) (*corev1.C
 
 // FinishedCampaign reads a SweepRun and its trials for a request (verb, which does what) that
 // only a finished campaign takes, and refuses it for one still running (CheckFinished).
-func FinishedCampaign(ctx context.Context, cl client.Client, ns, name, verb, does string) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+func FinishedCampaign(ctx context.Context, cl client.Client, ns, name, verb, does string) (*evalv1.SweepRun, []*evalv1.TaskTrial, error) {
 	run, err := GetSweepRun(ctx, cl, ns, name)
 	if err != nil {
 		return nil, nil, err

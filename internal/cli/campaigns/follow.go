@@ -26,12 +26,12 @@ var PollInterval = 2 * time.Second
 // the SweepRun, up to date from watches, so that following a campaign of 10,000 trials costs
 // one list and the changes, not a list of every trial each PollInterval. It returns the last
 // campaign and trials seen; on ctx's end the error is ctx's.
-func Follow(ctx context.Context, cl client.Client, ns, name string, show func(progress.Snapshot)) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+func Follow(ctx context.Context, cl client.Client, ns, name string, show func(progress.Snapshot)) (*evalv1.SweepRun, []*evalv1.TaskTrial, error) {
 	wc, ok := cl.(client.WithWatch)
 	if !ok {
 		return nil, nil, fmt.Errorf("following sweeprun %s needs a client that can watch (clioptions.Cluster.Client gives one)", name)
 	}
-	f := &follower{cl: wc, ns: ns, name: name, trials: map[string]evalv1.TaskTrial{}}
+	f := &follower{cl: wc, ns: ns, name: name, trials: map[string]*evalv1.TaskTrial{}}
 	defer f.stop()
 	tick := time.NewTicker(PollInterval)
 	defer tick.Stop()
@@ -70,7 +70,7 @@ type follower struct {
 	cl       client.WithWatch
 	ns, name string
 	run      *evalv1.SweepRun
-	trials   map[string]evalv1.TaskTrial
+	trials   map[string]*evalv1.TaskTrial
 	// runWatch and trialWatch are nil when they must be started again, after a fresh read.
 	runWatch, trialWatch watch.Interface
 }
@@ -139,15 +139,15 @@ func (f *follower) apply(ctx context.Context, tick <-chan time.Time) error {
 			case isTrial && ev.Type == watch.Deleted:
 				delete(f.trials, tr.Name)
 			case isTrial && (ev.Type == watch.Added || ev.Type == watch.Modified):
-				f.trials[tr.Name] = *tr
+				f.trials[tr.Name] = tr
 			}
 		}
 	}
 }
 
 // final is the campaign's trials as Trials returns them.
-func (f *follower) final() []evalv1.TaskTrial {
-	items := make([]evalv1.TaskTrial, 0, len(f.trials))
+func (f *follower) final() []*evalv1.TaskTrial {
+	items := make([]*evalv1.TaskTrial, 0, len(f.trials))
 	for _, tr := range f.trials {
 		items = append(items, tr)
 	}
@@ -211,7 +211,7 @@ func (p *progressPrinter) end() {
 // Watch follows a campaign with a progress printer on w and reports how it ended:
 // nil when it finished, a message and nil when the user interrupted (the campaign goes on),
 // an error when the campaign failed.
-func Watch(ctx context.Context, cl client.Client, ns, name string, w, errW io.Writer) (*evalv1.SweepRun, []evalv1.TaskTrial, bool, error) {
+func Watch(ctx context.Context, cl client.Client, ns, name string, w, errW io.Writer) (*evalv1.SweepRun, []*evalv1.TaskTrial, bool, error) {
 	printer := newProgressPrinter(w)
 	run, trials, err := Follow(ctx, cl, ns, name, printer.show)
 	printer.end()
@@ -234,7 +234,7 @@ func Watch(ctx context.Context, cl client.Client, ns, name string, w, errW io.Wr
 
 // FollowQuietly follows a campaign whose progress is not the verb's output: drawn on errOut
 // when that is a terminal, not at all otherwise.
-func FollowQuietly(ctx context.Context, errOut io.Writer, cl client.Client, ns, name string) (*evalv1.SweepRun, []evalv1.TaskTrial, error) {
+func FollowQuietly(ctx context.Context, errOut io.Writer, cl client.Client, ns, name string) (*evalv1.SweepRun, []*evalv1.TaskTrial, error) {
 	if !clioptions.IsTerminal(errOut) {
 		return Follow(ctx, cl, ns, name, nil)
 	}

@@ -238,7 +238,7 @@ func (o *Options) waitAndPrint(ctx context.Context, cl client.Client, ns, name s
 	out := evalOutput{SweepRun: name, Task: o.Task}
 	var scored []scoring.Trial
 	for i := range trials {
-		tr := &trials[i]
+		tr := trials[i]
 		to, err := TrialResult(ctx, cl, tr)
 		if err != nil {
 			return err

@@ -58,7 +58,7 @@ func (o *Options) Run(ctx context.Context) error {
 			unfinished++
 			continue
 		}
-		t, warnings, err := trialrecord.Trial(ctx, cl, &trials[i])
+		t, warnings, err := trialrecord.Trial(ctx, cl, trials[i])
 		if err != nil {
 			return err
 		}

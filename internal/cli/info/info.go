@@ -214,9 +214,9 @@ func collect(ctx context.Context, cluster *clioptions.Cluster, errOut io.Writer,
 				unfinished++
 				continue
 			}
-			t := passk.Trial{Trial: campaign.ScoringTrial(&items[i]), Source: "tasktrial " + items[i].Name}
+			t := passk.Trial{Trial: campaign.ScoringTrial(items[i]), Source: "tasktrial " + items[i].Name}
 			if _, counted := scoring.Counted(t.Trial); perBug && counted {
-				data, err := clusterEval(ctx, cl, &items[i])
+				data, err := clusterEval(ctx, cl, items[i])
 				t.Subtasks, t.NoSubtasks = subtasksOf(data, err)
 			}
 			trials = append(trials, t)

@@ -35,7 +35,7 @@ func TestInfoUsage(t *testing.T) {
 	// A trial that failed after its agent ran was paid for all the same.
 	b := clitest.MakeTrial(run, "b", 1).Phase(evalv1.TrialFailed).Reason(reasons.VerifierTimeout, "the verifier ran past its timeout")
 	b.Status.Usage = &evalv1.TrialUsage{AgentUsage: evalv1.AgentUsage{InputTokens: n(800), OutputTokens: n(100), CostUSD: "0.0077"}}
-	trials := []evalv1.TaskTrial{*a.FinishWithEval(t, cl, `{}`), *b.Create(t, cl)}
+	trials := []*evalv1.TaskTrial{a.FinishWithEval(t, cl, `{}`), b.Create(t, cl)}
 	run.Status.Usage = campaign.SumUsage(trials)
 	if err := cl.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (o *Options) Run(ctx context.Context) error {
 	fmt.Fprintf(o.Out, "sweeprun.eval.sweep.dev/%s regrade requested: %d trials' stored artifacts will be graded again with the current verifier images, without running the agents; %d final trials without artifacts are skipped\n",
 		o.Name, len(regrade), skipped)
 	for i := range regrade {
-		t := &regrade[i]
+		t := regrade[i]
 		verdict := string(t.Status.Phase)
 		if t.Status.Reason != "" {
 			verdict += " " + t.Status.Reason

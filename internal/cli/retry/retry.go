@@ -74,7 +74,7 @@ func (o *Options) Run(ctx context.Context) error {
 	fmt.Fprintf(o.Out, "sweeprun.eval.sweep.dev/%s retry requested: %d trials will rerun as new trials of the same attempts (reasons %s)\n",
 		o.Name, len(rerun), strings.Join(reasons, ", "))
 	for i := range rerun {
-		t := &rerun[i]
+		t := rerun[i]
 		fmt.Fprintf(o.Out, "  %s (task %s, attempt %d): %s %s\n", t.Name, t.Spec.Task, t.Spec.Attempt, t.Status.Phase, t.Status.Reason)
 	}
 	if !o.Watch {

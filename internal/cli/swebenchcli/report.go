@@ -112,10 +112,10 @@ type graded struct {
 	differences   map[string]string
 }
 
-func readGraded(ctx context.Context, cl client.Client, ns string, trials []evalv1.TaskTrial, attempt int32) (graded, error) {
+func readGraded(ctx context.Context, cl client.Client, ns string, trials []*evalv1.TaskTrial, attempt int32) (graded, error) {
 	g := graded{finished: map[string]bool{}, differences: map[string]string{}}
 	for i := range trials {
-		tr := &trials[i]
+		tr := trials[i]
 		if tr.Spec.Attempt != attempt {
 			continue
 		}

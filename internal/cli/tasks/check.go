@@ -210,7 +210,7 @@ func waitForOutcomes(ctx context.Context, errOut io.Writer, cl client.Client, ns
 	}
 	out := map[string][]eval.TrialOutput{}
 	for i := range trials {
-		r, err := eval.TrialResult(ctx, cl, &trials[i])
+		r, err := eval.TrialResult(ctx, cl, trials[i])
 		if err != nil {
 			return nil, err
 		}

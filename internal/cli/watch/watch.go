@@ -46,7 +46,7 @@ func AndReport(ctx context.Context, streams clioptions.IOStreams, cl client.Clie
 	var scored []scoring.Trial
 	for i := range trials {
 		if trials[i].Status.Phase.Finished() {
-			scored = append(scored, campaign.ScoringTrial(&trials[i]))
+			scored = append(scored, campaign.ScoringTrial(trials[i]))
 		}
 	}
 	fmt.Fprintln(streams.Out)
