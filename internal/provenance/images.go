@@ -107,10 +107,7 @@ func RunReference(pins []evalv1.PinnedImage, image string) string {
 // taking trials in name order so that the choice does not depend on the list's order. A pin,
 // once made, stays.
 func PinImages(pins []evalv1.PinnedImage, trials []*evalv1.TaskTrial) []evalv1.PinnedImage {
-	sorted := make([]*evalv1.TaskTrial, len(trials))
-	for i := range trials {
-		sorted[i] = trials[i]
-	}
+	sorted := slices.Clone(trials)
 	slices.SortFunc(sorted, func(a, b *evalv1.TaskTrial) int { return strings.Compare(a.Name, b.Name) })
 	for _, t := range sorted {
 		p := t.Status.Provenance
