@@ -330,7 +330,7 @@ func (f *flow) attributeHang(ctx context.Context, o graded, tr testRun) (graded,
 	if tr.cutByDeadline {
 		f.ev.DeadlineCut = true
 		left := time.Until(f.r.Deadline) - DeadlineReserve
-		if left > 0 {
+		if left > 0 && steps.HangRerunLimit(tr.budget) > 0 {
 			ok, err := f.rerunUnpatched(ctx, min(steps.HangRerunLimit(tr.budget), left))
 			if err != nil {
 				return o, err
@@ -345,6 +345,10 @@ func (f *flow) attributeHang(ctx context.Context, o graded, tr testRun) (graded,
 		rep := errorReport(f.in, "the tests timed out")
 		return graded{hardened: rep, official: o.official, verdict: &reward.Verdict{Reason: reasons.TestsHungOnPatch, Message: msg}}, nil
 	case hangNotMeasured:
+		if steps.HangRerunLimit(tr.budget) == 0 {
+			return o, fmt.Errorf("the verifier's deadline ended the tests after %s, before the instance's timeout of %s, too soon to tell a hang from a slow start (a rerun on the unpatched tree would have to end %s before it): not measured (raise the verifier's timeout)",
+				tr.budget.Round(time.Second), f.in.Timeout(), steps.HangRerunMargin)
+		}
 		return o, fmt.Errorf("the verifier's deadline ended the tests after %s, before the instance's timeout of %s, and the unpatched tree did not show the hang is the patch's by finishing within %s: not measured (raise the verifier's timeout)",
 			tr.budget.Round(time.Second), f.in.Timeout(), steps.HangRerunLimit(tr.budget).Round(time.Second))
 	}

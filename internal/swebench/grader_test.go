@@ -314,28 +314,40 @@ func TestGraderConfigRoundTrip(t *testing.T) {
 	}
 }
 
-// When the verifier's deadline ends the tests and the unpatched tree does not finish either,
-// nothing shows the hang is the patch's: the grader fails (not measured) and says why.
-func TestRunGraderDeadlineHangOnBothTrees(t *testing.T) {
+// When the verifier's deadline ends the tests and nothing shows the hang is the patch's, the
+// grader fails (not measured) and says why: the unpatched tree did not finish either, or the
+// deadline left the tests too little time for a rerun to tell (steps.HangRerunMargin).
+func TestRunGraderDeadlineHangNotMeasured(t *testing.T) {
 	requireTools(t)
 	requireRoot(t)
 	calcPython = sweeptest.PythonWithPytest(t)
-	s := newSandbox(t, calcProject)
-	// The hidden test itself hangs, on any tree.
-	inst := calcInstance(t, s, map[string]string{"tests/test_calc.py": calcTestFiles["tests/test_calc.py"],
-		"tests/test_new.py": "import time\n\n\ndef test_new():\n    time.sleep(600)\n"},
-		[]string{"tests/test_calc.py::test_add", "tests/test_new.py::test_new"})
-	out := filepath.Join(t.TempDir(), "verifier")
-	var log bytes.Buffer
-	got, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, calcGrading("5")), PatchPath: s.writePatch(t, s.diff(t, map[string]string{"calc.py": fixedCalc})),
-		Workdir: s.dir, OutDir: out, Log: &log, Env: s.env, TestUser: testUser, Deadline: time.Now().Add(DeadlineReserve + 6*time.Second)})
-	if err == nil || !strings.Contains(err.Error(), "not measured") || got.Measured() {
-		t.Fatalf("reward %v, error %v: want a grader failure that says the hang is not measured\nlog:\n%s", got, err, log.String())
-	}
-	var ev GraderEval
-	sweeptest.ReadJSON(t, filepath.Join(out, pc.RecordEval), &ev)
-	if !ev.DeadlineCut || ev.Rerun == nil || ev.Rerun.Finished {
-		t.Errorf("eval.json deadline_cut %v, rerun %+v: want the cut and an unfinished rerun recorded", ev.DeadlineCut, ev.Rerun)
+	for name, tc := range map[string]struct {
+		deadline  time.Duration
+		wantError string
+		wantRerun bool
+	}{
+		"the unpatched tree hangs too": {deadline: DeadlineReserve + 12*time.Second, wantError: "the unpatched tree did not show the hang is the patch's", wantRerun: true},
+		"too little time to tell":      {deadline: DeadlineReserve + 6*time.Second, wantError: "too soon to tell a hang from a slow start"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSandbox(t, calcProject)
+			// The hidden test itself hangs, on any tree.
+			inst := calcInstance(t, s, map[string]string{"tests/test_calc.py": calcTestFiles["tests/test_calc.py"],
+				"tests/test_new.py": "import time\n\n\ndef test_new():\n    time.sleep(600)\n"},
+				[]string{"tests/test_calc.py::test_add", "tests/test_new.py::test_new"})
+			out := filepath.Join(t.TempDir(), "verifier")
+			var log bytes.Buffer
+			got, err := RunGrader(context.Background(), GraderRun{ConfigDir: graderDir(t, inst, calcGrading("5")), PatchPath: s.writePatch(t, s.diff(t, map[string]string{"calc.py": fixedCalc})),
+				Workdir: s.dir, OutDir: out, Log: &log, Env: s.env, TestUser: testUser, Deadline: time.Now().Add(tc.deadline)})
+			if err == nil || !strings.Contains(err.Error(), "not measured") || !strings.Contains(err.Error(), tc.wantError) || got.Measured() {
+				t.Fatalf("reward %v, error %v: want a grader failure that says the hang is not measured (%s)\nlog:\n%s", got, err, tc.wantError, log.String())
+			}
+			var ev GraderEval
+			sweeptest.ReadJSON(t, filepath.Join(out, pc.RecordEval), &ev)
+			if !ev.DeadlineCut || (ev.Rerun != nil) != tc.wantRerun || (ev.Rerun != nil && ev.Rerun.Finished) {
+				t.Errorf("eval.json deadline_cut %v, rerun %+v: want the cut recorded, and a rerun %v that did not finish", ev.DeadlineCut, ev.Rerun, tc.wantRerun)
+			}
+		})
 	}
 }
 

@@ -90,6 +90,10 @@ func (g *grader) attribute(ctx context.Context, h *hang, applied bool) (Reward, 
 		return Reward{NSubtasks: len(g.bugs), AgentPatchApplied: b2i(applied), AgentBuildOK: 1}, nil
 	}
 	why := "no time was left to run it on the unpatched tree"
+	if steps.HangRerunLimit(h.limit) == 0 {
+		why = fmt.Sprintf("its limit is too short to tell a hang from a slow start: a rerun on the unpatched tree would have to end %s before the limit (steps.HangRerunMargin)",
+			steps.HangRerunMargin)
+	}
 	if rerun != nil {
 		why = fmt.Sprintf("it did not end within %s on the unpatched tree either (%s): a step that needs more than %.0f%% of its limit on the unpatched tree shows a node too slow for the limit, not a hang",
 			secs(rerun.LimitSec).Round(time.Second), describe(*rerun), 100*steps.HangRerunShare)
