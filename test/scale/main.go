@@ -186,7 +186,11 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	// The harness's own watches end first: kube-apiserver waits for open requests to end
+	// before it stops.
+	ctx, endWatches := context.WithCancel(ctx)
 	defer func() {
+		endWatches()
 		if err := cp.stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "scale: stopping etcd and kube-apiserver: %v\n", err)
 		}
