@@ -53,8 +53,6 @@ func startControlPlane(root, dir string, auditedUsers []string) (*controlPlane, 
 	// etcd's default quota (2 GiB) holds 10,000 trials and their Jobs, Pods and Secrets.
 	cp.env.ControlPlane.Etcd.Configure().Set("quota-backend-bytes", "8589934592")
 	api := cp.env.ControlPlane.GetAPIServer()
-	// With thousands of objects and open watches it takes longer to stop than envtest's 20 s.
-	api.StopTimeout = 2 * time.Minute
 	api.Configure().
 		Set("audit-policy-file", policy).
 		Set("audit-log-path", cp.AuditLog).
