@@ -149,9 +149,9 @@ type StageStatus struct {
 	Evictions int32 `json:"evictions,omitempty"`
 	// +optional
 	EvictionTime *metav1.Time `json:"evictionTime,omitempty"`
-	// JobFinishTime is when the stage's run ended: its Pod's end when the Pod succeeded (the
-	// stage is harvested then, before the Job's Complete condition), else the Job's Complete
-	// or Failed condition.
+	// JobFinishTime is when the stage's run ended: its Pod's end when every container of the
+	// Pod ended with exit code 0 (the stage is harvested then, before the Pod's Succeeded phase
+	// and the Job's Complete condition), else the Job's Complete or Failed condition.
 	// +optional
 	JobFinishTime *metav1.Time `json:"jobFinishTime,omitempty"`
 	// CompletionTime is when the controller recorded the stage's end and its outputs.

@@ -49,7 +49,9 @@ type Pod struct {
 	// zero when the Pod does not say.
 	Started   bool
 	StartedAt time.Time
-	// Terminal: the Pod's phase is Succeeded or Failed; Succeeded: it is Succeeded.
+	// Succeeded: the Pod is Succeeded, or every container of it has ended with exit code 0,
+	// which the kubelet reports before the phase (containersSucceeded). Terminal: Succeeded,
+	// or the Pod is Failed.
 	Terminal, Succeeded bool
 	// EndedAt is when the last of its containers ended, zero while one has not.
 	EndedAt time.Time

@@ -81,8 +81,8 @@ func (s *Stage) ObservePod(pod *corev1.Pod) {
 	s.settleOnPod()
 }
 
-// settleOnPod takes a Pod that succeeded at least a second before its Job's deadline as the
-// stage's end, without waiting for the Job's Complete condition. A stage's Job has one Pod
+// settleOnPod takes a Pod that succeeded (its containers did, Pod.Succeeded) at least a
+// second before its Job's deadline as the stage's end, without waiting for the Job's Complete condition. A stage's Job has one Pod
 // and no retries (podbuild.Job), so the Job controller counts that Pod as the Job's
 // completion, but on a busy cluster seconds later, and the trial would wait for it. A Job it
 // marked DeadlineExceeded in a sync after such a Pod had ended is not the stage's timeout:
@@ -102,7 +102,8 @@ func (s *Stage) settleOnPod() {
 
 func podState(pod *corev1.Pod, main string) *Pod {
 	p := &Pod{Reason: pod.Status.Reason, Message: pod.Status.Message,
-		Terminal: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed, Succeeded: pod.Status.Phase == corev1.PodSucceeded}
+		Succeeded: pod.Status.Phase == corev1.PodSucceeded || (pod.Status.Phase != corev1.PodFailed && containersSucceeded(pod))}
+	p.Terminal = p.Succeeded || pod.Status.Phase == corev1.PodFailed
 	p.EndedAt = lastEnd(pod.Status)
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
@@ -127,6 +128,26 @@ func podState(pod *corev1.Pod, main string) *Pod {
 		}
 	}
 	return p
+}
+
+// containersSucceeded reports whether every container of the Pod has ended with exit code 0,
+// the condition on which the kubelet reports the Pod Succeeded. It reports the containers'
+// ends first, with the Pod still Running, and the phase only once it has torn the Pod down
+// (its sandbox and network), about a second later on the local cluster: a stage waiting for
+// the phase waits for that teardown. None of those containers runs again: a stage's Pod has
+// restart policy Never (podbuild.Job), and the kubelet restarts no sidecar once the regular
+// containers are done. Every container the spec names must have its status.
+func containersSucceeded(pod *corev1.Pod) bool {
+	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
+	if len(pod.Status.ContainerStatuses) == 0 || len(statuses) < len(pod.Spec.InitContainers)+len(pod.Spec.Containers) {
+		return false
+	}
+	for _, cs := range statuses {
+		if t := cs.State.Terminated; t == nil || t.ExitCode != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lastEnd is when the last of the Pod's containers ended, zero while any has not (or has no

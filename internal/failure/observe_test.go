@@ -154,6 +154,32 @@ func TestObservePod(t *testing.T) {
 		"ended main container: its start": {status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, FinishedAt: restarted}}}}},
 			wantPod: &Pod{Started: true, StartedAt: started.Time, Terminal: true, Succeeded: true, EndedAt: restarted.Time}},
+		"every container ended with exit code 0, the Pod still Running: succeeded": {
+			spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "collector"}}, Containers: []corev1.Container{{Name: "agent"}}},
+			status: corev1.PodStatus{Phase: corev1.PodRunning,
+				InitContainerStatuses: []corev1.ContainerStatus{collector(&corev1.ContainerStateTerminated{FinishedAt: restarted, Message: string(encoded)}, nil)},
+				ContainerStatuses:     []corev1.ContainerStatus{{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, FinishedAt: started}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time, Terminal: true, Succeeded: true, EndedAt: restarted.Time}, wantSummary: &summary},
+		"the main container ended, the collector still running: not yet": {status: corev1.PodStatus{Phase: corev1.PodRunning,
+			InitContainerStatuses: []corev1.ContainerStatus{{Name: "collector", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}},
+			ContainerStatuses:     []corev1.ContainerStatus{{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time}},
+		"a container ended with exit code 1, the Pod still Running: not yet": {status: corev1.PodStatus{Phase: corev1.PodRunning,
+			InitContainerStatuses: []corev1.ContainerStatus{collector(&corev1.ContainerStateTerminated{FinishedAt: restarted}, nil)},
+			ContainerStatuses:     []corev1.ContainerStatus{{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, StartedAt: started, FinishedAt: started}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time, EndedAt: restarted.Time}},
+		"a container the spec names has no status yet: not yet": {
+			spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "collector"}, {Name: "bundle"}}, Containers: []corev1.Container{{Name: "agent"}}},
+			status: corev1.PodStatus{Phase: corev1.PodRunning,
+				InitContainerStatuses: []corev1.ContainerStatus{collector(&corev1.ContainerStateTerminated{FinishedAt: restarted}, nil)},
+				ContainerStatuses:     []corev1.ContainerStatus{{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, FinishedAt: started}}}}},
+			wantPod: &Pod{Started: true, StartedAt: started.Time, EndedAt: restarted.Time}},
+		"no regular container's status: not yet": {status: corev1.PodStatus{Phase: corev1.PodPending,
+			InitContainerStatuses: []corev1.ContainerStatus{collector(&corev1.ContainerStateTerminated{FinishedAt: restarted}, nil)}},
+			wantPod: &Pod{EndedAt: restarted.Time}},
+		"Failed with every exit code 0: failed": {status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted",
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, FinishedAt: started}}}}},
+			wantPod: &Pod{Reason: "Evicted", Started: true, StartedAt: started.Time, Terminal: true, EndedAt: started.Time}},
 		"another container running is not a start": {status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "sidecar", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 			wantPod: &Pod{}},
@@ -281,6 +307,12 @@ func TestPodSettlesTheStage(t *testing.T) {
 			want: settled{JobComplete: true, JobFinishedAt: t0.Add(650 * time.Second), Done: true}},
 		"failed: the Job decides": {job: job(600, 0), pod: pod(corev1.PodFailed, 60*time.Second),
 			want: settled{}},
+		"every container ended with exit code 0, the Pod not yet Succeeded: ended with them": {job: job(600, 0), pod: pod(corev1.PodRunning, 60*time.Second),
+			want: settled{JobComplete: true, JobFinishedAt: t0.Add(60 * time.Second), Done: true}},
+		"the main container ended with exit code 1, the Pod still Running: the Job decides": {job: job(600, 0), pod: withMainExit(pod(corev1.PodRunning, 60*time.Second), 1),
+			want: settled{}},
+		"ended with exit code 0 in the deadline's last second, the Pod still Running: the Job decides": {job: job(600, 0), pod: pod(corev1.PodRunning, 599500*time.Millisecond),
+			want: settled{}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -293,6 +325,14 @@ func TestPodSettlesTheStage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withMainExit sets the exit code of the Pod's regular containers.
+func withMainExit(pod *corev1.Pod, code int32) *corev1.Pod {
+	for i := range pod.Status.ContainerStatuses {
+		pod.Status.ContainerStatuses[i].State.Terminated.ExitCode = code
+	}
+	return pod
 }
 
 func TestPodStillRunningSettlesNothing(t *testing.T) {

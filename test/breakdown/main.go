@@ -115,7 +115,7 @@ type report struct {
 	CPURequest  string         `json:"cpuRequest"`
 	Campaigns   []campaign     `json:"campaigns"`
 	Seen        []step         `json:"seenSteps"`
-	Jobs        []step         `json:"jobSteps"`
+	Apart       []step         `json:"apartSteps"`
 	Recorded    []step         `json:"recordedSteps"`
 	Wall        timing.Dist    `json:"trialWallSeconds"`
 	Work        timing.Dist    `json:"trialWorkSeconds"`
@@ -178,7 +178,7 @@ func run(ctx context.Context, c config) error {
 		rep.Campaigns = append(rep.Campaigns, camp)
 		trials = append(trials, got...)
 	}
-	rep.Seen, rep.Jobs, rep.Recorded = seenSteps(trials), jobSteps(trials), recordedSteps(trials)
+	rep.Seen, rep.Apart, rep.Recorded = seenSteps(trials), apartSteps(trials), recordedSteps(trials)
 	var walls, works, overheads []float64
 	for i := range trials {
 		if f, ok := figuresOf(&trials[i]); ok {

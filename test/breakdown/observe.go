@@ -20,7 +20,10 @@ import (
 // arrived (zero when never seen), and the last copy of its Job and Pod, whose recorded
 // timestamps are read once the trial has ended (the manager deletes the Jobs then).
 type stageSeen struct {
-	JobCreated, PodCreated, Scheduled, Initialized, MainStarted, MainFinished, PodSucceeded, JobComplete time.Time
+	JobCreated, PodCreated, Scheduled, Initialized, MainStarted, MainFinished time.Time
+	// ContainersEnded: every container of the Pod ended, the collector's report with them;
+	// the kubelet reports the Pod Succeeded after it has torn the Pod down.
+	ContainersEnded, PodSucceeded, JobComplete time.Time
 	// Harvested is the stage's completionTime appearing in the trial's status.
 	Harvested time.Time
 	job       *batchv1.Job
@@ -136,6 +139,9 @@ func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 				mark(&s.MainFinished, seen)
 			}
 		}
+		if allEnded(pod) {
+			mark(&s.ContainersEnded, seen)
+		}
 		if pod.Status.Phase == corev1.PodSucceeded {
 			mark(&s.PodSucceeded, seen)
 		}
@@ -196,4 +202,15 @@ func (o *observer) snapshot(run string) []trialSeen {
 		}
 	}
 	return out
+}
+
+// allEnded reports whether every container the Pod lists has terminated.
+func allEnded(pod *corev1.Pod) bool {
+	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
+	for _, cs := range statuses {
+		if cs.State.Terminated == nil {
+			return false
+		}
+	}
+	return len(pod.Status.ContainerStatuses) > 0
 }

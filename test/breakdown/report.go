@@ -13,7 +13,7 @@ func printReport(w io.Writer, rep report) {
 		len(rep.Trials), rep.Tasks, rep.Attempts, rep.Parallelism, rep.CPURequest, len(rep.Campaigns), rep.Machine, rep.Date)
 	fmt.Fprintln(w, "\nSteps by the watch's clock (seconds; a negative step: seen in the other order):")
 	printSteps(w, rep.Seen)
-	printSteps(w, rep.Jobs)
+	printSteps(w, rep.Apart)
 	fmt.Fprintln(w, "\nEach stage by the recorded timestamps (whole seconds, so each span is ±1 s) and the hook's own clock:")
 	printSteps(w, rep.Recorded)
 	fmt.Fprintln(w, "\nPer trial (seconds):")

@@ -27,15 +27,16 @@ func stageMilestones(stage pc.Stage) []milestone {
 		{word + " init containers done", func(t *trialSeen) time.Time { return s(t).Initialized }},
 		{word + " main container started", func(t *trialSeen) time.Time { return s(t).MainStarted }},
 		{word + " main container finished", func(t *trialSeen) time.Time { return s(t).MainFinished }},
-		{word + " Pod Succeeded (collector reported)", func(t *trialSeen) time.Time { return s(t).PodSucceeded }},
+		{word + " containers ended (collector reported)", func(t *trialSeen) time.Time { return s(t).ContainersEnded }},
 	}
 }
 
 // milestones are a trial's moments in the order they are expected: the steps between them
 // add up to the trial's wall time (creation to score), so a step that happened in the other
-// order shows as negative rather than being lost. A Job's Complete condition is not one of
-// them: once the manager harvests on the Pod's end, it deletes the Job at the trial's end,
-// often before the condition (jobSteps).
+// order shows as negative rather than being lost. The Pod's Succeeded phase and its Job's
+// Complete condition are not among them: the manager harvests once the containers have
+// ended, before the kubelet has torn the Pod down, and deletes the Job at the trial's end,
+// often before the condition (apartSteps).
 func milestones() []milestone {
 	out := []milestone{{"trial created", func(t *trialSeen) time.Time { return t.Created }}}
 	out = append(out, stageMilestones(pc.StageAgent)...)
@@ -44,18 +45,24 @@ func milestones() []milestone {
 	return append(out, milestone{"score in status", func(t *trialSeen) time.Time { return t.Scored }})
 }
 
-// jobSteps are each stage's Pod Succeeded → Job Complete, where the watch saw the condition
-// before the Job was deleted.
-func jobSteps(trials []trialSeen) []step {
+// apartSteps are each stage's containers ended → Pod Succeeded and Pod Succeeded → Job
+// Complete, where the watch saw both ends (a Job deleted first never shows its condition).
+func apartSteps(trials []trialSeen) []step {
 	var out []step
 	for _, stage := range []pc.Stage{pc.StageAgent, pc.StageVerifier} {
-		var d []float64
+		var succeeded, complete []float64
 		for i := range trials {
-			if s := trials[i].stage(stage); !s.PodSucceeded.IsZero() && !s.JobComplete.IsZero() {
-				d = append(d, s.JobComplete.Sub(s.PodSucceeded).Seconds())
+			s := trials[i].stage(stage)
+			if !s.ContainersEnded.IsZero() && !s.PodSucceeded.IsZero() {
+				succeeded = append(succeeded, s.PodSucceeded.Sub(s.ContainersEnded).Seconds())
+			}
+			if !s.PodSucceeded.IsZero() && !s.JobComplete.IsZero() {
+				complete = append(complete, s.JobComplete.Sub(s.PodSucceeded).Seconds())
 			}
 		}
-		out = append(out, step{Name: string(stage) + " Pod Succeeded → its Job Complete (seen before the Job was deleted)", Dist: timing.Distribution(d)})
+		out = append(out,
+			step{Name: string(stage) + " containers ended → Pod Succeeded (the kubelet's teardown)", Dist: timing.Distribution(succeeded)},
+			step{Name: string(stage) + " Pod Succeeded → its Job Complete (seen before the Job was deleted)", Dist: timing.Distribution(complete)})
 	}
 	return out
 }

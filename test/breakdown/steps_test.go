@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/swe-sweep/sweep-operator/test/internal/timing"
 )
 
 // A trial seen at whole seconds after t0: its steps add up to its wall time, a change seen in
@@ -13,7 +15,7 @@ func TestSeenSteps(t *testing.T) {
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	stage := func(from float64) stageSeen {
 		return stageSeen{JobCreated: at(from), PodCreated: at(from + 0.1), Scheduled: at(from + 0.2), Initialized: at(from + 1.2),
-			MainStarted: at(from + 1.3), MainFinished: at(from + 2.3), PodSucceeded: at(from + 3.3), JobComplete: at(from + 4.3)}
+			MainStarted: at(from + 1.3), MainFinished: at(from + 2.3), ContainersEnded: at(from + 3.3), PodSucceeded: at(from + 4.3), JobComplete: at(from + 4.4)}
 	}
 	trial := trialSeen{Name: "t", Created: at(0), Agent: stage(0), Verifier: stage(4), Scored: at(7.5)}
 	trial.Agent.Harvested = at(4.1) // after the verifier's Job was seen created
@@ -40,6 +42,34 @@ func TestSeenSteps(t *testing.T) {
 		}
 		if s.Count != want {
 			t.Errorf("%s: %d trials, want %d", s.Name, s.Count, want)
+		}
+	}
+}
+
+// The Pod's phase and the Job's condition are reported apart, each from the moment before it.
+func TestApartSteps(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	trial := trialSeen{Name: "t",
+		Agent:    stageSeen{ContainersEnded: at(1), PodSucceeded: at(2.1), JobComplete: at(2.4)},
+		Verifier: stageSeen{ContainersEnded: at(5), PodSucceeded: at(6)}}
+	got := map[string]timing.Dist{}
+	for _, s := range apartSteps([]trialSeen{trial}) {
+		got[s.Name] = s.Dist
+	}
+	want := map[string]struct {
+		count int
+		p50   float64
+	}{
+		"agent containers ended → Pod Succeeded (the kubelet's teardown)":             {1, 1.1},
+		"agent Pod Succeeded → its Job Complete (seen before the Job was deleted)":    {1, 0.3},
+		"verifier containers ended → Pod Succeeded (the kubelet's teardown)":          {1, 1},
+		"verifier Pod Succeeded → its Job Complete (seen before the Job was deleted)": {0, 0},
+	}
+	for name, w := range want {
+		d, ok := got[name]
+		if !ok || d.Count != w.count || math.Abs(d.P50-w.p50) > 1e-9 {
+			t.Errorf("%s = %+v (present %v), want %d trials, p50 %v", name, d, ok, w.count, w.p50)
 		}
 	}
 }
