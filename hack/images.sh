@@ -130,10 +130,16 @@ debian_mirror() {
   echo "${DEBIAN_MIRROR:-${m:-http://deb.debian.org/debian}}"
 }
 
+# The python-base recipe's version, recorded in .cache/images/python-base.recipe with the
+# rootfs and image it built; a cache of another version is built again. 2: bytecode checked by
+# the source's hash rather than its mtime.
+python_base_recipe=2
+python_base_current() { [ "$(cat "$cache/python-base.recipe" 2>/dev/null)" = "$python_base_recipe" ]; }
+
 # python-base rootfs: debootstrap once, cached as .cache/images/python-base.rootfs.tar.gz
 python_rootfs() {
   local tgz=$cache/python-base.rootfs.tar.gz
-  [ -f "$tgz" ] && return
+  [ -f "$tgz" ] && python_base_current && return
   command -v debootstrap >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; }
   local r=$cache/python-base.rootfs
   case "$r" in "$root"/.cache/images/*) ;; *) echo "refusing rootfs dir $r" >&2; exit 1;; esac
@@ -144,6 +150,12 @@ python_rootfs() {
   chroot "$r" apt-get clean >/dev/null 2>&1 || true
   rm -rf "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/*.bin "$r"/usr/share/doc/* "$r"/usr/share/man/* \
     "$r"/usr/share/info/* "$r"/usr/share/locale/* "$r"/var/log/*.log "$r"/var/cache/debconf/*-old
+  # Debian byte-compiles Python modules into .pyc files stamped with each source's mtime, and
+  # the packing below sets every mtime to 2000-01-01: each stamp would be stale, and Python
+  # would compile every module it imports at every start (0.7 CPU-s for pytest's imports, in
+  # each test run of a grade), unable to write the cache as the test identity. Hash-checked
+  # bytecode holds whatever the mtimes.
+  chroot "$r" sh -c 'python3 -m compileall -q -f --invalidation-mode checked-hash /usr/lib/python3.*[0-9] /usr/lib/python3/dist-packages'
   # Task repositories are owned by root while agents may run as another user: let git work there.
   printf '[safe]\n\tdirectory = *\n[user]\n\tname = sweep\n\temail = sweep@localhost\n[init]\n\tdefaultBranch = main\n' > "$r/etc/gitconfig"
   say "rootfs $(du -sh "$r" | cut -f1); packing"
@@ -157,6 +169,7 @@ image_python_base() {
   python_rootfs
   emit python-base "$cache/python-base.tar" "$cache/python-base.ref" \
     -base-rootfs "$cache/python-base.rootfs.tar.gz" -env LANG=C.UTF-8 -cmd '["python3"]'
+  echo "$python_base_recipe" > "$cache/python-base.recipe"
 }
 
 # task_images NAME REPO_DIR TESTS_DIR WORKDIR
@@ -170,7 +183,7 @@ task_images() {
   [ -d "$repo" ] || { echo "task $name: repository dir $repo not found" >&2; exit 1; }
   [ -d "$tests" ] || { echo "task $name: tests dir $tests not found" >&2; exit 1; }
   case "$workdir" in /*) ;; *) echo "task $name: workdir must be absolute: $workdir" >&2; exit 1;; esac
-  [ -f "$cache/python-base.tar" ] || image_python_base
+  { [ -f "$cache/python-base.tar" ] && python_base_current; } || image_python_base
   local out=$cache/tasks/$name stage
   mkdir -p "$out"
   stage=$(mktemp -d "$cache/stage.XXXXXX")
