@@ -82,12 +82,13 @@ func (s *Stage) ObservePod(pod *corev1.Pod) {
 }
 
 // settleOnPod takes a Pod that succeeded (its containers did, Pod.Succeeded) at least a
-// second before its Job's deadline as the stage's end, without waiting for the Job's Complete condition. A stage's Job has one Pod
-// and no retries (podbuild.Job), so the Job controller counts that Pod as the Job's
-// completion, but on a busy cluster seconds later, and the trial would wait for it. A Job it
-// marked DeadlineExceeded in a sync after such a Pod had ended is not the stage's timeout:
-// the Pod's containers all ended by themselves, in time. The second of margin covers the
-// whole seconds of the Pod's timestamps; a Pod that ended later waits for the Job's verdict.
+// second before its Job's deadline as the stage's end, without waiting for the Job's Complete
+// condition. A stage's Job has one Pod and no retries (podbuild.Job), so the Job controller
+// counts that Pod as the Job's completion, but on a busy cluster seconds later, and the trial
+// would wait for it. A Job it marked DeadlineExceeded in a sync after such a Pod had ended is
+// not the stage's timeout: the Pod's containers all ended by themselves, in time. The second
+// of margin covers the whole seconds of the Pod's timestamps; a Pod that ended later waits
+// for the Job's verdict.
 func (s *Stage) settleOnPod() {
 	p := s.Pod
 	if !p.Succeeded || p.EndedAt.IsZero() || s.JobComplete {
