@@ -230,8 +230,8 @@ func NewKustomization(namespace string) *types.Kustomization {
 	return &types.Kustomization{TypeMeta: types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind}, Namespace: namespace}
 }
 
-// WriteBuilt writes k as out/kustomization.yaml and builds it once with kustomize, so that a
-// kustomization that would not build is never left looking finished.
+// WriteBuilt writes k as out/kustomization.yaml and builds it with kustomize (checkBuilds), so
+// that a kustomization that would not build is never left looking finished.
 func WriteBuilt(out string, k *types.Kustomization) error {
 	data, err := yaml.Marshal(k)
 	if err != nil {
@@ -240,7 +240,7 @@ func WriteBuilt(out string, k *types.Kustomization) error {
 	if err := os.WriteFile(filepath.Join(out, KustomizationFile), data, 0o644); err != nil {
 		return err
 	}
-	if _, err := Render(out); err != nil {
+	if err := checkBuilds(out, k); err != nil {
 		return fmt.Errorf("the kustomization written to %s does not build: %w", out, err)
 	}
 	return nil
