@@ -255,6 +255,37 @@ func TestLogsFromStore(t *testing.T) {
 	sweeptest.ErrorContains(t, err, "tasktrial "+trial.Name, "check that s3://records", "is reachable from here", "AWS_ACCESS_KEY_ID")
 }
 
+// A recorded trial whose Pod is still there (torn down after the trial ended) is read from its
+// record; from the Pod only when the store is not reachable from here.
+func TestLogsPrefersTheRecord(t *testing.T) {
+	srv := clitest.APIServer(t)
+	ns := srv.Namespace(t)
+	run := clitest.MakeRun(ns, "run1").Tasks("demo").Create(t, srv.Client)
+	now := metav1.Now()
+	w := clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded)
+	w.Status.Agent = &evalv1.StageStatus{StartTime: &now}
+	trial := w.Create(t, srv.Client)
+	podLog := []byte("the agent's log, from the pod\n")
+	inline := podcontract.NewOutput(podcontract.RecordAgentLog, podLog, int64(len(podLog)))
+	inline.Inline = podLog
+	agentPod := stagePod(t, srv.Client, trial, podcontract.StageAgent,
+		reported(t, podcontract.StageAgent, podcontract.Summary{Stage: podcontract.StageAgent, StreamID: "a1", Done: true, Outputs: []podcontract.Output{inline}}))
+	dir := t.TempDir()
+	store := "file://" + dir
+	trial = recordTrial(t, srv.Client, store, trial, map[string][]byte{"agent/agent.log": []byte("the agent's log, from the record\n")})
+
+	out, stderr, err := sweepLogs(t.Context(), srv, ns, logs.Options{PodLogs: &fakePodLogs{}}, trial.Name)
+	if err != nil || out != "the agent's log, from the record\n" || !strings.Contains(stderr, "from the record "+store) {
+		t.Errorf("recorded, its pod there: %q, %q, %v; want the record's log", out, stderr, err)
+	}
+
+	clitest.Must(t, os.Rename(dir, filepath.Join(t.TempDir(), "moved")))
+	out, stderr, err = sweepLogs(t.Context(), srv, ns, logs.Options{PodLogs: &fakePodLogs{}}, trial.Name)
+	if err != nil || out != string(podLog) || !strings.Contains(stderr, "from pod "+agentPod.Name) {
+		t.Errorf("recorded in a store out of reach, its pod there: %q, %q, %v; want the pod's log", out, stderr, err)
+	}
+}
+
 // A trial that is not there, or has neither a Pod nor a record, says why.
 func TestLogsErrors(t *testing.T) {
 	srv := clitest.APIServer(t)

@@ -1,5 +1,5 @@
 // Package logs is `sweep logs`: a trial's agent log or its verifier's test output, from the
-// stage's Pod while it is there and from the trial's record in the artifact store after.
+// stage's Pod until the trial is recorded and from its record in the artifact store after.
 package logs
 
 import (
@@ -115,19 +115,29 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if trial.Status.Record != nil {
+		// A recorded trial has ended: its record holds the whole log, and its Pods, still
+		// being torn down, are going. The Pod is read only when the store is not reachable
+		// from here.
+		storeErr := o.fromStore(ctx, trial, stage)
+		if storeErr == nil || pod == nil {
+			return storeErr
+		}
+		if err := o.fromPod(ctx, pod, trial, stage); !errors.Is(err, errNoPodLog) {
+			return err
+		}
+		return storeErr
+	}
 	if pod != nil {
 		if err := o.fromPod(ctx, pod, trial, stage); !errors.Is(err, errNoPodLog) {
 			return err
 		}
 	}
-	if trial.Status.Record == nil {
-		run := &evalv1.SweepRun{}
-		if trial.Spec.SweepRun == "" || cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: trial.Spec.SweepRun}, run) != nil {
-			run = nil
-		}
-		return NoLog(trial, run, stage, pod != nil)
+	run := &evalv1.SweepRun{}
+	if trial.Spec.SweepRun == "" || cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: trial.Spec.SweepRun}, run) != nil {
+		run = nil
 	}
-	return o.fromStore(ctx, trial, stage)
+	return NoLog(trial, run, stage, pod != nil)
 }
 
 // stagePod is the newest Pod of a trial's stage, nil when there is none.
