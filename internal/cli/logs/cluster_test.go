@@ -255,16 +255,23 @@ func TestLogsFromStore(t *testing.T) {
 	sweeptest.ErrorContains(t, err, "tasktrial "+trial.Name, "check that s3://records", "is reachable from here", "AWS_ACCESS_KEY_ID")
 }
 
-// A recorded trial whose Pod is still there (torn down after the trial ended) is read from its
-// record; from the Pod only when the store is not reachable from here.
-func TestLogsPrefersTheRecord(t *testing.T) {
-	srv := clitest.APIServer(t)
+// finishedTrial is a Succeeded trial of campaign run1 in a namespace of its own, its agent
+// started.
+func finishedTrial(t *testing.T, srv *clitest.Server) (string, *evalv1.SweepRun, *evalv1.TaskTrial) {
+	t.Helper()
 	ns := srv.Namespace(t)
 	run := clitest.MakeRun(ns, "run1").Tasks("demo").Create(t, srv.Client)
 	now := metav1.Now()
 	w := clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded)
 	w.Status.Agent = &evalv1.StageStatus{StartTime: &now}
-	trial := w.Create(t, srv.Client)
+	return ns, run, w.Create(t, srv.Client)
+}
+
+// A recorded trial whose Pod is still there (torn down after the trial ended) is read from its
+// record; from the Pod only when the store is not reachable from here.
+func TestLogsPrefersTheRecord(t *testing.T) {
+	srv := clitest.APIServer(t)
+	ns, _, trial := finishedTrial(t, srv)
 	podLog := []byte("the agent's log, from the pod\n")
 	inline := podcontract.NewOutput(podcontract.RecordAgentLog, podLog, int64(len(podLog)))
 	inline.Inline = podLog
@@ -289,12 +296,7 @@ func TestLogsPrefersTheRecord(t *testing.T) {
 // A trial that is not there, or has neither a Pod nor a record, says why.
 func TestLogsErrors(t *testing.T) {
 	srv := clitest.APIServer(t)
-	ns := srv.Namespace(t)
-	run := clitest.MakeRun(ns, "run1").Tasks("demo").Create(t, srv.Client)
-	now := metav1.Now()
-	w := clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded)
-	w.Status.Agent = &evalv1.StageStatus{StartTime: &now}
-	trial := w.Create(t, srv.Client)
+	ns, run, trial := finishedTrial(t, srv)
 	pending := clitest.MakeTrial(run, "demo", 2).Phase(evalv1.TrialAgentRunning).Create(t, srv.Client)
 	pod := stagePod(t, srv.Client, pending, podcontract.StageAgent, corev1.PodStatus{Phase: corev1.PodPending})
 	rw := clitest.MakeTrial(run, "demo", 1).Phase(evalv1.TrialSucceeded)
