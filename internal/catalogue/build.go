@@ -36,22 +36,25 @@ func checkBuilds(dir string, k *types.Kustomization) error {
 	if err != nil {
 		return err
 	}
-	for from := 0; from < gens; from += buildChunk {
-		chunk := *k
-		chunk.ConfigMapGenerator, chunk.SecretGenerator = nil, nil
-		for i := from; i < min(from+buildChunk, gens); i++ {
-			if i < len(k.ConfigMapGenerator) {
-				chunk.ConfigMapGenerator = append(chunk.ConfigMapGenerator, k.ConfigMapGenerator[i])
-			} else {
-				chunk.SecretGenerator = append(chunk.SecretGenerator, k.SecretGenerator[i-len(k.ConfigMapGenerator)])
-			}
-		}
+	build := func(chunk types.Kustomization) error {
 		data, err := yaml.Marshal(&chunk)
 		if err != nil {
 			return err
 		}
-		fs := chunkFS{FileSystem: disk, file: file, data: data}
-		if _, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, dir); err != nil {
+		_, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(chunkFS{FileSystem: disk, file: file, data: data}, dir)
+		return err
+	}
+	for from := 0; from < len(k.ConfigMapGenerator); from += buildChunk {
+		chunk := *k
+		chunk.ConfigMapGenerator, chunk.SecretGenerator = k.ConfigMapGenerator[from:min(from+buildChunk, len(k.ConfigMapGenerator))], nil
+		if err := build(chunk); err != nil {
+			return err
+		}
+	}
+	for from := 0; from < len(k.SecretGenerator); from += buildChunk {
+		chunk := *k
+		chunk.ConfigMapGenerator, chunk.SecretGenerator = nil, k.SecretGenerator[from:min(from+buildChunk, len(k.SecretGenerator))]
+		if err := build(chunk); err != nil {
 			return err
 		}
 	}
