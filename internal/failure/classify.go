@@ -50,7 +50,7 @@ type Pod struct {
 	Started   bool
 	StartedAt time.Time
 	// Succeeded: the Pod is Succeeded, or every container of it has ended with exit code 0,
-	// which the kubelet reports before the phase (containersSucceeded). Terminal: Succeeded,
+	// which the kubelet reports before the phase (ContainersSucceeded). Terminal: Succeeded,
 	// or the Pod is Failed.
 	Terminal, Succeeded bool
 	// EndedAt is when the last of its containers ended, zero while one has not.

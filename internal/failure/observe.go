@@ -103,7 +103,7 @@ func (s *Stage) settleOnPod() {
 
 func podState(pod *corev1.Pod, main string) *Pod {
 	p := &Pod{Reason: pod.Status.Reason, Message: pod.Status.Message,
-		Succeeded: pod.Status.Phase == corev1.PodSucceeded || (pod.Status.Phase != corev1.PodFailed && containersSucceeded(pod))}
+		Succeeded: pod.Status.Phase == corev1.PodSucceeded || (pod.Status.Phase != corev1.PodFailed && ContainersSucceeded(pod))}
 	p.Terminal = p.Succeeded || pod.Status.Phase == corev1.PodFailed
 	p.EndedAt = lastEnd(pod.Status)
 	for _, c := range pod.Status.Conditions {
@@ -131,14 +131,14 @@ func podState(pod *corev1.Pod, main string) *Pod {
 	return p
 }
 
-// containersSucceeded reports whether every container of the Pod has ended with exit code 0,
+// ContainersSucceeded reports whether every container of the Pod has ended with exit code 0,
 // the condition on which the kubelet reports the Pod Succeeded. It reports the containers'
 // ends first, with the Pod still Running, and the phase only once it has torn the Pod down
 // (its sandbox and network), about a second later on the local cluster: a stage waiting for
 // the phase waits for that teardown. None of those containers runs again: a stage's Pod has
 // restart policy Never (podbuild.Job), and the kubelet restarts no sidecar once the regular
 // containers are done. Every container the spec names must have its status.
-func containersSucceeded(pod *corev1.Pod) bool {
+func ContainersSucceeded(pod *corev1.Pod) bool {
 	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
 	if len(pod.Status.ContainerStatuses) == 0 || len(statuses) < len(pod.Spec.InitContainers)+len(pod.Spec.Containers) {
 		return false

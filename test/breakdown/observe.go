@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
+	"github.com/swe-sweep/sweep-operator/internal/failure"
 	"github.com/swe-sweep/sweep-operator/internal/podbuild"
 	pc "github.com/swe-sweep/sweep-operator/internal/podcontract"
 	"github.com/swe-sweep/sweep-operator/test/internal/timing"
@@ -21,8 +22,9 @@ import (
 // timestamps are read once the trial has ended (the manager deletes the Jobs then).
 type stageSeen struct {
 	JobCreated, PodCreated, Scheduled, Initialized, MainStarted, MainFinished time.Time
-	// ContainersEnded: every container of the Pod ended, the collector's report with them;
-	// the kubelet reports the Pod Succeeded after it has torn the Pod down.
+	// ContainersEnded: every container of the Pod ended with exit code 0, the collector's
+	// report with them (what the manager harvests on); the kubelet reports the Pod Succeeded
+	// after it has torn the Pod down.
 	ContainersEnded, PodSucceeded, JobComplete time.Time
 	// Harvested is the stage's completionTime appearing in the trial's status.
 	Harvested time.Time
@@ -139,7 +141,7 @@ func startObserver(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme
 				mark(&s.MainFinished, seen)
 			}
 		}
-		if allEnded(pod) {
+		if failure.ContainersSucceeded(pod) {
 			mark(&s.ContainersEnded, seen)
 		}
 		if pod.Status.Phase == corev1.PodSucceeded {
@@ -202,15 +204,4 @@ func (o *observer) snapshot(run string) []trialSeen {
 		}
 	}
 	return out
-}
-
-// allEnded reports whether every container the Pod lists has terminated.
-func allEnded(pod *corev1.Pod) bool {
-	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
-	for _, cs := range statuses {
-		if cs.State.Terminated == nil {
-			return false
-		}
-	}
-	return len(pod.Status.ContainerStatuses) > 0
 }
