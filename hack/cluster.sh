@@ -245,15 +245,23 @@ host_snapshot() { # DIR: the host's network state, compared by down
     | grep -vE '^kernel\.(ns_last_pid|random\.[a-z_]+|pty\.nr|tainted) ' | sort > "$d/kernel-sysctls"
 }
 
+# Up records the host as it found it in host-before before making the namespace: only then is it ours.
+ns_ours() { [ -f "$L/host-before/links" ]; }
+
 make_netns() {
-  if [ -e /run/netns/$NS ]; then
-    if [ ! -f "$L/host-before/links" ]; then
-      echo "netns $NS exists but was not made from $L (another checkout's cluster, or one that was" >&2
-      echo "not taken down): stop it with that checkout's hack/cluster.sh down, or, if" >&2
-      echo "'ip netns pids $NS' lists nothing, remove it with 'ip netns del $NS'. Refusing." >&2
+  if [ -e /run/netns/$NS ] && ! ns_ours; then
+    if [ -n "$(ip netns pids $NS 2>/dev/null)" ]; then
+      echo "netns $NS was made from another checkout and has processes running in it (another" >&2
+      echo "checkout's cluster): stop it with that checkout's hack/cluster.sh down. Refusing." >&2
       exit 1
     fi
-  else
+    # A cluster whose processes all ended without a down (a machine's session ended with it up):
+    # its namespace is all that is left of it, and it is in the way of ours.
+    ip netns del $NS
+    for _ in $(seq 50); do ip link show $HV >/dev/null 2>&1 || break; sleep 0.1; done
+    ts "deleted netns $NS left by a cluster not taken down (no process ran in it)"
+  fi
+  if [ ! -e /run/netns/$NS ]; then
     ip link show $HV >/dev/null 2>&1 && { echo "host already has an interface $HV (not ours to remove); refusing" >&2; exit 1; }
     if ip -4 route show | grep -qE "^(10\.243\.0\.|10\.244\.0\.|10\.245\.0\.)"; then
       echo "host already routes 10.243.0.0/30, 10.244.0.0/24 or 10.245.0.0/24; refusing" >&2; exit 1
@@ -470,6 +478,11 @@ stop() { # NAME SECONDS
 
 cmd_down() {
   [ -d "$L" ] || { echo "nothing to stop (${L#$root/} absent)"; return 0; }
+  # The namespace and the kubelet's cgroups have fixed names: another checkout's are not ours.
+  if [ -e /run/netns/$NS ] && ! ns_ours; then
+    echo "netns $NS was not made from ${L#$root/}: leaving it, and the cgroups $CGROOT, alone"
+    return 0
+  fi
   mkdir -p "$PIDS"
   stop kubelet 20
   # every container process left in the kubelet's cgroup subtree
