@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,7 +28,8 @@ func generated(t *testing.T, dir string, n int) *types.Kustomization {
 		t.Fatal(err)
 	}
 	k.SecretGenerator = []types.SecretArgs{{GeneratorArgs: types.GeneratorArgs{Name: "patch",
-		KvPairSources: types.KvPairSources{FileSources: []string{"secret.txt"}}}}}
+		KvPairSources: types.KvPairSources{FileSources: []string{"secret.txt"}},
+		Options:       &types.GeneratorOptions{DisableNameSuffixHash: true}}}}
 	res := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: record\n"
 	if err := os.WriteFile(filepath.Join(dir, "record.yaml"), []byte(res), 0o644); err != nil {
 		t.Fatal(err)
@@ -56,10 +58,10 @@ func TestWriteBuiltInChunks(t *testing.T) {
 		}, wantErr: "nowhere.txt"},
 		"one ConfigMap made in two chunks": {edit: func(dir string, k *types.Kustomization) {
 			k.ConfigMapGenerator[n-1].Name = "cm-0001"
-		}, wantErr: `two generators make ConfigMap "cm-0001" in namespace "ns"`},
+		}, wantErr: `two generators make ConfigMap ns/cm-0001`},
 		"a generator named as the resource": {edit: func(dir string, k *types.Kustomization) {
 			k.ConfigMapGenerator[n-1].Name = "record"
-		}, wantErr: "record"},
+		}, wantErr: "a generator makes ConfigMap ns/record, which the resources hold too"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -79,16 +81,16 @@ func TestWriteBuiltInChunks(t *testing.T) {
 	}
 }
 
-// The chunks' builds read their kustomization from memory, not the file on disk: with the
+// The parts' builds read their kustomization from memory, not the file on disk: with the
 // file on disk unreadable as a kustomization, they still build.
-func TestCheckBuildsReadsEachChunk(t *testing.T) {
+func TestRenderReadsEachPart(t *testing.T) {
 	dir := t.TempDir()
 	k := generated(t, dir, buildChunk+1)
 	if err := os.WriteFile(filepath.Join(dir, KustomizationFile), []byte("not: [a kustomization"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkBuilds(dir, k); err != nil {
-		t.Fatalf("checkBuilds read the file on disk: %v", err)
+	if _, err := render(dir, k); err != nil {
+		t.Fatalf("render read the file on disk: %v", err)
 	}
 }
 
@@ -102,11 +104,16 @@ func TestChunkable(t *testing.T) {
 			k.Labels = []types.Label{{Pairs: map[string]string{"a": "b"}}}
 			k.GeneratorOptions = &types.GeneratorOptions{DisableNameSuffixHash: true}
 		}, want: true},
-		"a patch":                          {edit: func(k *types.Kustomization) { k.Patches = []types.Patch{{Path: "p.yaml"}} }},
-		"a name prefix":                    {edit: func(k *types.Kustomization) { k.NamePrefix = "x-" }},
-		"a generator that merges":          {edit: func(k *types.Kustomization) { k.ConfigMapGenerator[0].Behavior = "merge" }},
-		"a Secret generator that replaces": {edit: func(k *types.Kustomization) { k.SecretGenerator[0].Behavior = "replace" }},
-		"a component":                      {edit: func(k *types.Kustomization) { k.Components = []string{"c"} }},
+		"a patch":                             {edit: func(k *types.Kustomization) { k.Patches = []types.Patch{{Path: "p.yaml"}} }},
+		"a name prefix":                       {edit: func(k *types.Kustomization) { k.NamePrefix = "x-" }},
+		"a generator that merges":             {edit: func(k *types.Kustomization) { k.ConfigMapGenerator[0].Behavior = "merge" }},
+		"a Secret generator that replaces":    {edit: func(k *types.Kustomization) { k.SecretGenerator[0].Behavior = "replace" }},
+		"a component":                         {edit: func(k *types.Kustomization) { k.Components = []string{"c"} }},
+		"a generated name with a hash suffix": {edit: func(k *types.Kustomization) { k.ConfigMapGenerator[1].Options = nil }},
+		"every hash suffix off at once": {edit: func(k *types.Kustomization) {
+			k.GeneratorOptions = &types.GeneratorOptions{DisableNameSuffixHash: true}
+			k.ConfigMapGenerator[1].Options, k.SecretGenerator[0].Options = nil, nil
+		}, want: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -116,5 +123,41 @@ func TestChunkable(t *testing.T) {
 				t.Errorf("chunkable = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Built in parts, a kustomization renders to what its whole build renders, byte for byte:
+// the same objects, namespaces, labels and annotations, in the same order.
+func TestRenderInPartsAsWhole(t *testing.T) {
+	dir := t.TempDir()
+	k := generated(t, dir, 2*buildChunk+10)
+	k.Labels = []types.Label{{Pairs: map[string]string{"eval.sweep.dev/import": "full"}}}
+	k.CommonAnnotations = map[string]string{"note": "x"}
+	run := "apiVersion: eval.sweep.dev/v1alpha1\nkind: SweepRun\nmetadata:\n  name: full\nspec:\n  attempts: 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "run.yaml"), []byte(run), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k.Resources = append(k.Resources, "run.yaml")
+	for i := range 300 {
+		k.SecretGenerator = append(k.SecretGenerator, types.SecretArgs{GeneratorArgs: types.GeneratorArgs{Name: fmt.Sprintf("s-%04d", i),
+			KvPairSources: types.KvPairSources{FileSources: []string{"secret.txt"}},
+			Options:       &types.GeneratorOptions{DisableNameSuffixHash: true}}})
+	}
+	if err := WriteBuilt(dir, k); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := renderWhole(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("rendered in parts, %d bytes, differs from the whole build's %d bytes", len(got), len(want))
+	}
+	if n := bytes.Count(got, []byte("\nkind: ")); n != 2*buildChunk+10+301+2 {
+		t.Errorf("rendered %d objects, want %d", n, 2*buildChunk+10+301+2)
 	}
 }

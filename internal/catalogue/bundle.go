@@ -11,9 +11,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	evalv1 "github.com/swe-sweep/sweep-operator/api/v1alpha1"
@@ -230,7 +228,7 @@ func NewKustomization(namespace string) *types.Kustomization {
 	return &types.Kustomization{TypeMeta: types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind}, Namespace: namespace}
 }
 
-// WriteBuilt writes k as out/kustomization.yaml and builds it with kustomize (checkBuilds), so
+// WriteBuilt writes k as out/kustomization.yaml and builds it with kustomize (render), so
 // that a kustomization that would not build is never left looking finished.
 func WriteBuilt(out string, k *types.Kustomization) error {
 	data, err := yaml.Marshal(k)
@@ -240,7 +238,7 @@ func WriteBuilt(out string, k *types.Kustomization) error {
 	if err := os.WriteFile(filepath.Join(out, KustomizationFile), data, 0o644); err != nil {
 		return err
 	}
-	if err := checkBuilds(out, k); err != nil {
+	if _, err := render(out, k); err != nil {
 		return fmt.Errorf("the kustomization written to %s does not build: %w", out, err)
 	}
 	return nil
@@ -267,13 +265,4 @@ func WriteGenerator(out, folder, name, source string, files map[string][]byte) (
 		gen.FileSources = append(gen.FileSources, filepath.ToSlash(filepath.Join(folder, key)))
 	}
 	return gen, nil
-}
-
-// Render renders the kustomization in dir as kustomize build does, to YAML.
-func Render(dir string) ([]byte, error) {
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		return nil, err
-	}
-	return resMap.AsYaml()
 }
