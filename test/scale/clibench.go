@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,9 +98,7 @@ func createFinishedTrials(ctx context.Context, cl client.Client, run *evalv1.Swe
 				}
 				tr.Status.Phase = evalv1.TrialVerifying
 				if i < n-1 {
-					tr.Status.Phase, tr.Status.Rewards, tr.Status.Reason = evalv1.TrialSucceeded, rewards, reasons.Graded
-					tr.Status.Score = scoring.Format(1)
-					tr.Status.BugsTotal, tr.Status.BugsResolved = simulatedBugs, simulatedBugs
+					finishedStatus(tr, rewards)
 				}
 				if err := cl.Status().Update(ctx, tr); err != nil {
 					errs <- err
@@ -157,4 +156,35 @@ func runCLIBench(ctx context.Context, c config, n int, followFor time.Duration) 
 	printTable(os.Stdout, rep)
 	fmt.Fprintf(os.Stdout, "\nwritten: %s\n", filepath.Join(c.dir, "scale.json"))
 	return nil
+}
+
+// finishedStatus gives tr the status the controller leaves on a trial the simulated stages
+// graded: both stages, the patch, the record, the provenance and the conditions, as a drain
+// writes them, so that the CLIs read trials of a drained campaign's size.
+func finishedStatus(tr *evalv1.TaskTrial, rewards map[string]string) {
+	now := metav1.Now()
+	stage := func(job string) *evalv1.StageStatus {
+		exit := int32(0)
+		return &evalv1.StageStatus{JobName: job, Run: 1, StartTime: &now, ContainerStartTime: &now,
+			JobFinishTime: &now, CompletionTime: &now, ExitCode: &exit, Reason: reasons.Completed}
+	}
+	condition := func(typ, reason string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, LastTransitionTime: now, ObservedGeneration: 1,
+			Message: "simulated: as the controller words it for a graded trial"}
+	}
+	digest := "@sha256:" + strings.Repeat("0123456789abcdef", 4)
+	tr.Status = evalv1.TaskTrialStatus{ObservedGeneration: 1, Phase: evalv1.TrialSucceeded, Reason: reasons.Graded,
+		Message: "graded: 3 of 3 bugs resolved", Score: scoring.Format(1), Rewards: rewards,
+		BugsTotal: simulatedBugs, BugsResolved: simulatedBugs, StartTime: &now, CompletionTime: &now,
+		Agent: stage(tr.Name + "-agent-1"), Verifier: stage(tr.Name + "-verifier-1"),
+		Patch:  &evalv1.PatchStatus{SHA256: strings.Repeat("ab", 32), Bytes: 1024, FilesChanged: 2, SecretName: tr.Name + "-agent-1"},
+		Record: &evalv1.TrialRecordStatus{Store: "file:///var/lib/sweep-operator/store", Folder: tr.Spec.SweepRun + "/" + tr.Name, Files: 9, Bytes: 40960, StoredTime: &now},
+		Provenance: &evalv1.Provenance{AgentImage: tr.Spec.Images.Agent + digest, VerifierImage: tr.Spec.Images.Verifier + digest,
+			AgentImageID: "sha256:" + strings.Repeat("12", 32), VerifierImageID: "sha256:" + strings.Repeat("34", 32),
+			HookImage: "scale/sweep-hook:v1" + digest, OperatorVersion: "v0.0.0-scale", Grader: "swesweep/1", Parser: "pytest/1",
+			TaskDefinitionSHA256: strings.Repeat("cd", 32), Agent: map[string]string{"kind": "oracle"}},
+		Conditions: []metav1.Condition{condition(evalv1.TrialAgentCompleted, reasons.Completed),
+			condition(evalv1.TrialVerified, reasons.Graded), condition(evalv1.TrialRecorded, reasons.RecordWritten),
+			condition(evalv1.TrialComplete, reasons.Graded)},
+	}
 }
