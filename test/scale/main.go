@@ -123,6 +123,7 @@ type phaseResult struct {
 	FirstPodSeconds float64               `json:"firstPodSeconds"`
 	Requests        *requestCounts        `json:"requests,omitempty"`
 	Manager         *procUsage            `json:"manager,omitempty"`
+	CPUPerTrial     map[string]float64    `json:"cpuSecondsPerTrialByProcess,omitempty"` // processCPU over the phase
 	Reconcile       map[string]latency    `json:"reconcileSeconds,omitempty"`
 	PodEndToScore   *timing.Dist          `json:"podEndToScoreSeconds,omitempty"`
 	Integrity       *integrity            `json:"integrity,omitempty"`
@@ -377,6 +378,10 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "scale: %s phase, %s flags, %d trials\n", ph.Kind, p.Name, ph.Trials)
+	cpuBefore, err := processCPU()
+	if err != nil {
+		return err
+	}
 	if ph.Kind == "baseline" {
 		cfg.QPS, cfg.Burst = p.BaselineQPS, p.BaselineBurst
 		firstPod, elapsed, err := runBaseline(ctx, cfg, scheme, ns, ph.Trials, c.parallelism, c.timeout)
@@ -385,7 +390,9 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		}
 		ph.FirstPodSeconds, ph.Seconds = firstPod.Seconds(), elapsed.Seconds()
 		ph.TrialsPerSecond = float64(ph.Trials) / ph.Seconds
-		return nil
+		cpuAfter, err := processCPU()
+		ph.CPUPerTrial = cpuPerTrial(cpuBefore, cpuAfter, ph.Trials)
+		return err
 	}
 	if err := createCatalogue(ctx, cl, ns, ph.Trials/c.attempts); err != nil {
 		return err
@@ -415,6 +422,8 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		}
 	}
 	killed := false
+	// The killed manager's CPU, read just before the kill: it is no longer a process at the end.
+	var killedCPU float64
 	// In the restart phase, the manager is killed (SIGKILL) once half the trials succeeded and
 	// a new one started at once: resumed is when the next trial is scored.
 	progress := func(*evalv1.SweepRun) error {
@@ -422,6 +431,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 			return nil
 		}
 		killed, ph.KilledAt = true, obs.succeededCount()
+		killedCPU, _, _ = procStat(mgr.pid())
 		mgr.kill()
 		killedAt := time.Now()
 		fmt.Fprintf(os.Stderr, "scale: killed the manager at %d trials succeeded\n", ph.KilledAt)
@@ -448,6 +458,12 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 
 	ph.Seconds = elapsed.Seconds()
 	ph.TrialsPerSecond = float64(ph.Trials) / ph.Seconds
+	cpuAfter, err := processCPU()
+	if err != nil {
+		return err
+	}
+	cpuAfter["manager"] += killedCPU
+	ph.CPUPerTrial = cpuPerTrial(cpuBefore, cpuAfter, ph.Trials)
 	obs.mu.Lock()
 	ph.FirstPodSeconds = obs.firstPod.Sub(start).Seconds()
 	obs.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -136,17 +137,65 @@ func readProc(pid int) (procUsage, error) {
 			}
 		}
 	}
+	u.CPUSeconds, _, err = procStat(pid)
+	return u, err
+}
+
+// procStat reads a process's CPU time (user and system) and its parent from /proc.
+func procStat(pid int) (cpuSeconds float64, ppid int, err error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return u, err
+		return 0, 0, err
 	}
 	// Fields after the command name, which is in parentheses and may hold spaces.
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
 	const clockTicks = 100 // USER_HZ on Linux
+	ppid, _ = strconv.Atoi(fields[1])
 	utime, _ := strconv.ParseFloat(fields[11], 64)
 	stime, _ := strconv.ParseFloat(fields[12], 64)
-	u.CPUSeconds = (utime + stime) / clockTicks
-	return u, nil
+	return (utime + stime) / clockTicks, ppid, nil
+}
+
+// processCPU is the CPU time of this program ("harness": the baseline's driver, the run's
+// watches) and of each of its child processes, summed by executable name (kube-apiserver,
+// etcd, kwok, kube-controller-manager, kube-scheduler, manager, sweep).
+func processCPU() (map[string]float64, error) {
+	self, _, err := procStat(os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]float64{"harness": self}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		// A process may end between the listing and the reads: it is then no longer a child.
+		cpu, ppid, err := procStat(pid)
+		if err != nil || ppid != os.Getpid() {
+			continue
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil {
+			continue
+		}
+		byName[filepath.Base(exe)] += cpu
+	}
+	return byName, nil
+}
+
+// cpuPerTrial is the CPU each process used between two readings of processCPU, a trial.
+// A process that started between them counts from zero.
+func cpuPerTrial(before, after map[string]float64, trials int) map[string]float64 {
+	per := map[string]float64{}
+	for name, cpu := range after {
+		per[name] = (cpu - before[name]) / float64(trials)
+	}
+	return per
 }
 
 // latency are a histogram's percentiles, in seconds, as estimated from its buckets.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,39 @@ func TestBucketQuantile(t *testing.T) {
 	}
 	if got := bucketQuantile(0.5, &dto.Histogram{}); got != 0 {
 		t.Errorf("bucketQuantile of no samples = %v, want 0", got)
+	}
+}
+
+func TestProcessCPU(t *testing.T) {
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	got, err := processCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This test's process and its one child; no other process on the machine.
+	names := make([]string, 0, len(got))
+	for name := range got {
+		names = append(names, name)
+	}
+	if diff := cmp.Diff([]string{"harness", "sleep"}, names, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("processCPU() names (-want +got):\n%s", diff)
+	}
+}
+
+func TestCPUPerTrial(t *testing.T) {
+	before := map[string]float64{"harness": 1, "kube-apiserver": 10, "manager": 2}
+	// The manager of the phase before has ended; kube-scheduler started within the phase.
+	after := map[string]float64{"harness": 3, "kube-apiserver": 30, "kube-scheduler": 4}
+	want := map[string]float64{"harness": 0.2, "kube-apiserver": 2, "kube-scheduler": 0.4}
+	got := cpuPerTrial(before, after, 10)
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("cpuPerTrial (-want +got):\n%s", diff)
+	}
+	if got, want := cpuByProcess(got), "kube-apiserver 2.000, kube-scheduler 0.400, harness 0.200, total 2.600"; got != want {
+		t.Errorf("cpuByProcess = %q, want %q", got, want)
 	}
 }

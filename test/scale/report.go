@@ -56,6 +56,11 @@ func printTable(w io.Writer, rep report) {
 		}
 	}
 	for _, ph := range rep.Phases {
+		if len(ph.CPUPerTrial) > 0 {
+			fmt.Fprintf(w, "\n%s (%s) CPU-seconds a trial by process: %s\n", ph.Kind, ph.Profile, cpuByProcess(ph.CPUPerTrial))
+		}
+	}
+	for _, ph := range rep.Phases {
 		if ph.Requests == nil || ph.Trials == 0 {
 			continue
 		}
@@ -105,4 +110,20 @@ func printRequests(w io.Writer, c *requestCounts, n float64) {
 		fmt.Fprintf(tw, "  %s\t%.2f\t(%d)\n", k, float64(c.ByVerbResource[k])/n, c.ByVerbResource[k])
 	}
 	_ = tw.Flush()
+}
+
+// cpuByProcess lists the processes from the one that used the most, then their total.
+func cpuByProcess(perTrial map[string]float64) string {
+	names := make([]string, 0, len(perTrial))
+	total := 0.0
+	for name, cpu := range perTrial {
+		names = append(names, name)
+		total += cpu
+	}
+	sort.Slice(names, func(i, j int) bool { return perTrial[names[i]] > perTrial[names[j]] })
+	parts := make([]string, 0, len(names)+1)
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s %.3f", name, perTrial[name]))
+	}
+	return strings.Join(append(parts, fmt.Sprintf("total %.3f", total)), ", ")
 }
