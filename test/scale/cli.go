@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -29,6 +28,7 @@ type runningCLI struct {
 	cmd   *exec.Cmd
 	start time.Time
 	out   string
+	usage string // what the launcher wrote
 	user  string
 	done  chan error
 }
@@ -61,26 +61,22 @@ func startWatches(c config, cp *controlPlane, ns, name string) (map[string]*runn
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(bin, "watch", name, "-n", ns, "--kubeconfig", kubeconfig)
+		usage := filepath.Join(c.dir, user+".usage")
+		cmd, err := measuredCommand(usage, bin, "watch", name, "-n", ns, "--kubeconfig", kubeconfig)
+		if err != nil {
+			_ = logf.Close()
+			return nil, err
+		}
 		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
 			_ = logf.Close()
 			return nil, err
 		}
-		r := &runningCLI{cmd: cmd, start: time.Now(), out: logPath, user: user, done: make(chan error, 1)}
+		r := &runningCLI{cmd: cmd, start: time.Now(), out: logPath, usage: usage, user: user, done: make(chan error, 1)}
 		go func() { r.done <- cmd.Wait(); _ = logf.Close() }()
 		out[prefix] = r
 	}
 	return out, nil
-}
-
-func usageOf(ps *os.ProcessState) (rssMiB, cpu float64) {
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, 0
-	}
-	return float64(ru.Maxrss) / 1024, time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func lastLines(path string, n int) string {
@@ -108,7 +104,10 @@ func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*
 			return nil, fmt.Errorf("%s did not end 2 minutes after the campaign completed", w.user)
 		}
 		end := time.Now()
-		rss, cpu := usageOf(w.cmd.ProcessState)
+		rss, cpu, err := readLaunched(w.usage)
+		if err != nil {
+			return nil, err
+		}
 		out[prefix+" watch"] = &cliResult{Seconds: end.Sub(w.start).Seconds(), AfterCompleteSeconds: end.Sub(completed).Seconds(),
 			PeakRSSMiB: rss, CPUSeconds: cpu, Output: lastLines(w.out, 3), user: w.user}
 	}
@@ -128,7 +127,12 @@ func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(c.clis()[prefix], "info", name, "-n", ns, "--kubeconfig", kubeconfig)
+		usage := filepath.Join(c.dir, user+".usage")
+		cmd, err := measuredCommand(usage, c.clis()[prefix], "info", name, "-n", ns, "--kubeconfig", kubeconfig)
+		if err != nil {
+			_ = logf.Close()
+			return nil, err
+		}
 		cmd.Stdout, cmd.Stderr = logf, logf
 		start := time.Now()
 		err = cmd.Run()
@@ -136,7 +140,10 @@ func finishCLI(c config, cp *controlPlane, ns, name string, watches map[string]*
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %s", user, err, lastLines(logPath, 5))
 		}
-		rss, cpu := usageOf(cmd.ProcessState)
+		rss, cpu, err := readLaunched(usage)
+		if err != nil {
+			return nil, err
+		}
 		out[prefix+" info"] = &cliResult{Seconds: time.Since(start).Seconds(), PeakRSSMiB: rss, CPUSeconds: cpu, Output: lastLines(logPath, 3), user: user}
 	}
 	return out, nil

@@ -79,6 +79,9 @@ type config struct {
 }
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == launchArg {
+		os.Exit(launchMeasured(os.Args[2], os.Args[3:]))
+	}
 	var c config
 	var profileList string
 	flag.IntVar(&c.n, "n", 1000, "trials to drain in each phase (0: the restart phase alone)")
