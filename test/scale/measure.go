@@ -157,33 +157,61 @@ func procStat(pid int) (cpuSeconds float64, ppid int, err error) {
 }
 
 // processCPU is the CPU time of this program ("harness": the baseline's driver, the run's
-// watches) and of each of its child processes, summed by executable name (kube-apiserver,
-// etcd, kwok, kube-controller-manager, kube-scheduler, manager, sweep).
+// watches, and the launchers of the measured CLIs) and of each process it started, directly
+// or through a launcher, summed by executable name (kube-apiserver, etcd, kwok,
+// kube-controller-manager, kube-scheduler, manager, sweep).
 func processCPU() (map[string]float64, error) {
-	self, _, err := procStat(os.Getpid())
+	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]float64{"harness": self}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
 	}
+	type proc struct {
+		ppid int
+		cpu  float64
+		exe  string
+	}
+	procs := map[int]proc{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		// A process may end between the listing and the reads: it is then no longer a child.
+		// A process may end between the listing and the reads: it is then left out.
 		cpu, ppid, err := procStat(pid)
-		if err != nil || ppid != os.Getpid() {
+		if err != nil {
 			continue
 		}
 		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		if err != nil {
 			continue
 		}
-		byName[filepath.Base(exe)] += cpu
+		procs[pid] = proc{ppid: ppid, cpu: cpu, exe: exe}
+	}
+	ours := func(pid int) bool {
+		for ; pid > 1; pid = procs[pid].ppid {
+			if pid == os.Getpid() {
+				return true
+			}
+		}
+		return false
+	}
+	byName := map[string]float64{}
+	for pid, p := range procs {
+		if !ours(pid) {
+			continue
+		}
+		name := filepath.Base(p.exe)
+		if p.exe == self {
+			name = "harness"
+		}
+		byName[name] += p.cpu
+	}
+	if _, ok := byName["harness"]; !ok {
+		return nil, fmt.Errorf("reading /proc: this process (%d) is not there", os.Getpid())
 	}
 	return byName, nil
 }
