@@ -67,18 +67,21 @@ func TestBucketQuantile(t *testing.T) {
 }
 
 func TestProcessCPU(t *testing.T) {
-	child := exec.Command("sleep", "30")
+	child := exec.Command("tail", "-f", "/dev/null")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
 	// A grandchild, through the launcher as the CLIs run: the launcher counts as this program.
-	launched, err := measuredCommand(filepath.Join(t.TempDir(), "usage"), "tail", "-f", "/dev/null")
+	// It ends by itself, so that the launcher reaps it.
+	launched, err := measuredCommand(filepath.Join(t.TempDir(), "usage"), "sleep", "1.5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []*exec.Cmd{child, launched} {
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if err := launched.Start(); err != nil {
+		t.Fatal(err)
 	}
+	defer func() { _ = launched.Wait() }()
 	// The launcher needs a moment to start its child.
 	var names []string
 	for try := 0; try < 50; try++ {
