@@ -20,6 +20,14 @@ import (
 // this program's RSS. Started from the launcher, a small process, it shows its own.
 const launchArg = "-launch-measured"
 
+// serveLaunch is the launcher's mode: when this program was started as a launcher, it runs
+// the command and exits, before anything else. main and the tests' TestMain call it first.
+func serveLaunch() {
+	if len(os.Args) > 2 && os.Args[1] == launchArg {
+		os.Exit(launchMeasured(os.Args[2], os.Args[3:]))
+	}
+}
+
 // measuredCommand is bin with args, started through this program's launcher, which writes the
 // command's peak RSS and CPU to resultPath (readLaunched reads them).
 func measuredCommand(resultPath, bin string, args ...string) (*exec.Cmd, error) {

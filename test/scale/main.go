@@ -79,9 +79,7 @@ type config struct {
 }
 
 func main() {
-	if len(os.Args) > 2 && os.Args[1] == launchArg {
-		os.Exit(launchMeasured(os.Args[2], os.Args[3:]))
-	}
+	serveLaunch()
 	var c config
 	var profileList string
 	flag.IntVar(&c.n, "n", 1000, "trials to drain in each phase (0: the restart phase alone)")
@@ -136,6 +134,20 @@ type phaseResult struct {
 	CLI             map[string]*cliResult `json:"cli,omitempty"`
 	user            string
 	followed        bool
+}
+
+// setCPU reads the processes' CPU at the phase's end and keeps what each used over the phase,
+// a trial; killedManager is the CPU of a manager killed within it, which is no longer there.
+func (ph *phaseResult) setCPU(before map[string]float64, killedManager float64) error {
+	after, err := processCPU()
+	if err != nil {
+		return err
+	}
+	if killedManager > 0 {
+		after["manager"] += killedManager
+	}
+	ph.CPUPerTrial = cpuPerTrial(before, after, ph.Trials)
+	return nil
 }
 
 type report struct {
@@ -393,9 +405,7 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 		}
 		ph.FirstPodSeconds, ph.Seconds = firstPod.Seconds(), elapsed.Seconds()
 		ph.TrialsPerSecond = float64(ph.Trials) / ph.Seconds
-		cpuAfter, err := processCPU()
-		ph.CPUPerTrial = cpuPerTrial(cpuBefore, cpuAfter, ph.Trials)
-		return err
+		return ph.setCPU(cpuBefore, 0)
 	}
 	if err := createCatalogue(ctx, cl, ns, ph.Trials/c.attempts); err != nil {
 		return err
@@ -434,11 +444,13 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 			return nil
 		}
 		killed, ph.KilledAt = true, obs.succeededCount()
-		killedCPU, _, _ = procStat(mgr.pid())
+		var err error
+		if killedCPU, _, err = procStat(mgr.pid()); err != nil {
+			return fmt.Errorf("reading the manager's CPU before killing it: %w", err)
+		}
 		mgr.kill()
 		killedAt := time.Now()
 		fmt.Fprintf(os.Stderr, "scale: killed the manager at %d trials succeeded\n", ph.KilledAt)
-		var err error
 		if mgr, err = startManager(c, ns, kubeconfig, p, "manager-restart-2"); err != nil {
 			return fmt.Errorf("restarting the manager: %w", err)
 		}
@@ -461,12 +473,9 @@ func runPhase(ctx context.Context, c config, cp *controlPlane, cl client.Client,
 
 	ph.Seconds = elapsed.Seconds()
 	ph.TrialsPerSecond = float64(ph.Trials) / ph.Seconds
-	cpuAfter, err := processCPU()
-	if err != nil {
+	if err := ph.setCPU(cpuBefore, killedCPU); err != nil {
 		return err
 	}
-	cpuAfter["manager"] += killedCPU
-	ph.CPUPerTrial = cpuPerTrial(cpuBefore, cpuAfter, ph.Trials)
 	obs.mu.Lock()
 	ph.FirstPodSeconds = obs.firstPod.Sub(start).Seconds()
 	obs.mu.Unlock()
